@@ -1,0 +1,118 @@
+"""The argparse face of codenav: one subcommand per tool, plus ``mcp`` and ``cache``.
+
+Plain mode writes data to stdout and every hint to stderr; ``--json`` writes exactly the
+envelope the MCP server would put in its text block; ``--verbose`` is for people. Exit codes
+are decided here: 0 success, 1 error (tools with ``ERROR_EXIT = 2``: 1 = no match, 2 = error).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from . import __version__
+from .errors import CodenavError, internal
+
+
+def _build_parser(command: str | None) -> Any:
+    import argparse
+
+    from . import tools
+
+    parser = argparse.ArgumentParser(
+        prog="codenav",
+        description="Look inside third-party code: npm and PyPI packages, git repositories, public GitHub code.",
+    )
+    parser.add_argument("--version", action="version", version=f"codenav {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, cmd in tools.REGISTRY.items():
+        if command is not None and cmd != command:
+            continue  # only the chosen tool is imported (keeps a warm call cheap)
+        module = tools.load(name)
+        p = sub.add_parser(cmd, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP),
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        module.configure(p)
+        p.add_argument("--json", action="store_true", help="print the JSON envelope (the MCP result) on stdout")
+        p.add_argument("--verbose", "-v", action="store_true", help="human-oriented output with headers and hints inline")
+        p.set_defaults(_tool=name)
+    if command in (None, "mcp"):
+        sub.add_parser("mcp", help="serve the tools over MCP (stdio, newline-delimited JSON-RPC)")
+    if command in (None, "cache"):
+        from . import cache_cli
+
+        cache_cli.configure(sub.add_parser("cache", help="list, locate, clear or prune the local cache"))
+    return parser
+
+
+def _first_command(argv: list[str]) -> str | None:
+    from .tools import COMMANDS
+
+    for arg in argv:
+        if arg.startswith("-"):
+            return None  # global option first (--help, --version): build the full parser
+        return arg if arg in COMMANDS or arg in ("mcp", "cache") else None
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = _build_parser(_first_command(argv))
+    ns = parser.parse_args(argv)
+    if ns.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        if ns.command == "mcp":
+            from .mcp.server import serve
+
+            return serve()
+        if ns.command == "cache":
+            from . import cache_cli
+
+            return cache_cli.run(ns)
+        return _run_tool(ns)
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, as cat and grep do.
+        try:
+            sys.stdout = None  # type: ignore[assignment]
+        finally:
+            return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run_tool(ns: Any) -> int:
+    from . import tools
+    from .contract import dumps
+
+    module = tools.load(ns._tool)
+    error_exit = getattr(module, "ERROR_EXIT", 1)
+    try:
+        args = module.arguments(ns)
+        result = module.run(args)
+    except CodenavError as exc:
+        return _fail(exc, ns, error_exit)
+    except Exception as exc:  # a bug: never a traceback on stdout or in JSON
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        return _fail(internal(exc), ns, error_exit)
+    if ns.json:
+        sys.stdout.write(dumps(result) + "\n")
+    else:
+        module.render(result, ns.verbose, sys.stdout, sys.stderr)
+    sys.stdout.flush()
+    return module.exit_code(result)
+
+
+def _fail(exc: CodenavError, ns: Any, error_exit: int) -> int:
+    from .contract import dumps
+
+    if ns.json:
+        sys.stdout.write(dumps(exc.to_envelope()) + "\n")
+    else:
+        sys.stderr.write(f"codenav: {exc.message}\n")
+        action = exc.details.get("action")
+        if action:
+            sys.stderr.write(f"codenav: {action}\n")
+    return error_exit

@@ -1,0 +1,71 @@
+"""The one error family of codenav (SPEC §4).
+
+Every failure on every surface is a ``CodenavError`` with a stable string code. Surfaces map
+it to their wire form at exactly one boundary: the CLI prints ``to_envelope()`` (``--json``)
+or the message (plain), the MCP server returns it as an ``isError`` tool result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# code -> retryable by default
+CODES: dict[str, bool] = {
+    "INVALID_ARGUMENT": False,
+    "NOT_FOUND": False,
+    "VERSION_NOT_FOUND": False,
+    "REF_NOT_FOUND": False,
+    "FILE_NOT_FOUND": False,
+    "INDEXING": True,
+    "NETWORK": True,
+    "TIMEOUT": True,
+    "RATE_LIMITED": True,
+    "UPSTREAM_ERROR": True,
+    "INTEGRITY_ERROR": False,
+    "UNSAFE_ARCHIVE": False,
+    "TOO_LARGE": False,
+    "CONFIG_ERROR": False,
+    "PROTOCOL_ERROR": False,
+    "INTERNAL": False,
+}
+
+
+class CodenavError(Exception):
+    """A failure a caller can act on: a code, a human message, and recovery details."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        retryable: bool | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        if code not in CODES:
+            raise ValueError(f"unknown error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.retryable = CODES[code] if retryable is None else retryable
+        self.details = dict(details or {})
+
+    def to_envelope(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message, "retryable": self.retryable}
+        if self.details:
+            error["details"] = self.details
+        return {"error": error}
+
+    def __repr__(self) -> str:
+        return f"CodenavError({self.code!r}, {self.message!r})"
+
+
+def invalid(message: str, field: str | None = None, **details: Any) -> CodenavError:
+    """An INVALID_ARGUMENT error; ``field`` names the argument at fault."""
+    if field is not None:
+        details["field"] = field
+    return CodenavError("INVALID_ARGUMENT", message, details=details)
+
+
+def internal(exc: BaseException) -> CodenavError:
+    """Wrap an unexpected exception without leaking a traceback or a path."""
+    return CodenavError("INTERNAL", f"internal error ({type(exc).__name__}); see stderr for the traceback")

@@ -1,0 +1,302 @@
+"""HTTP with whole-exchange deadlines, byte caps and a redirect policy (SPEC §8).
+
+``requests`` is imported inside ``fetch`` only, so nothing on a warm path pays for it. The
+deadline covers connect, headers and body: every socket read is given the time that remains,
+and the body is read with ``read1`` (one ``recv`` at most) so a slow drip cannot stretch it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO
+from urllib.parse import urlsplit
+
+from .errors import CodenavError
+
+API_CAP = 2 * 1024 * 1024  # bytes, for API/search/fetch bodies
+DEFAULT_TIMEOUT = 30.0
+
+
+def timeout_from_env(variable: str, default: float = DEFAULT_TIMEOUT) -> float:
+    raw = os.environ.get(variable) or os.environ.get("CODENAV_HTTP_TIMEOUT")
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise CodenavError("CONFIG_ERROR", f"{variable} must be a number of seconds, got {raw!r}") from None
+    if value <= 0:
+        raise CodenavError("CONFIG_ERROR", f"{variable} must be positive, got {raw!r}")
+    return value
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict[str, str]  # lower-cased names
+    body: bytes = b""
+    url: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        return self.headers.get(name.lower(), default)
+
+
+def _redirect_allowed(policy: str, origin: str, target: str) -> bool:
+    """'never' refuses every redirect; 'https' follows only to https or the same loopback host."""
+    if policy != "https":
+        return False
+    parts, start = urlsplit(target), urlsplit(origin)
+    if parts.scheme == "https":
+        return True
+    return parts.hostname in ("127.0.0.1", "localhost", "::1") and parts.hostname == start.hostname
+
+
+class _Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        left = self.end - time.monotonic()
+        if left <= 0:
+            raise TimeoutError
+        return left
+
+
+def _socket_of(raw: Any) -> Any:
+    """The socket under a urllib3 response, to give each read the remaining time (best effort)."""
+    try:
+        return raw._fp.fp.raw._sock  # http.client.HTTPResponse -> BufferedReader -> SocketIO
+    except AttributeError:
+        return None
+
+
+def request(
+    method: str,
+    url: str,
+    *,
+    what: str,
+    headers: dict[str, str] | None = None,
+    json_body: Any = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_bytes: int = API_CAP,
+    redirects: str = "never",
+    sink: BinaryIO | None = None,
+    on_chunk: Any = None,
+    too_large: Any = None,
+) -> Response:
+    """One HTTP exchange; the whole of it must finish within ``timeout`` seconds.
+
+    ``what`` names the upstream in error messages ("the npm registry"). The body is kept in
+    memory up to ``max_bytes`` or, with ``sink``, streamed into it (``on_chunk(bytes)`` sees
+    every chunk, e.g. to hash while downloading). Over the cap: ``too_large()`` builds the
+    error (default TOO_LARGE). Non-2xx statuses are returned, not raised: callers map them.
+    """
+    import requests
+
+    deadline = _Deadline(timeout)
+    hops = 0
+    current = url
+    session = requests.Session()
+    try:
+        while True:
+            try:
+                left = deadline.remaining()
+                resp = session.request(
+                    method,
+                    current,
+                    headers=headers,
+                    json=json_body,
+                    timeout=(min(left, 10.0), left),
+                    allow_redirects=False,
+                    stream=True,
+                )
+            except TimeoutError:
+                raise _timeout(what, timeout) from None
+            except requests.exceptions.Timeout:
+                raise _timeout(what, timeout) from None
+            except requests.exceptions.RequestException as exc:
+                raise CodenavError("NETWORK", f"could not reach {what}: {_reason(exc)}") from None
+            if resp.is_redirect:
+                location = resp.headers.get("location", "")
+                target = requests.compat.urljoin(current, location)
+                resp.close()
+                hops += 1
+                if hops > 5 or not _redirect_allowed(redirects, current, target):
+                    raise CodenavError(
+                        "PROTOCOL_ERROR",
+                        f"{what} answered with a redirect (HTTP {resp.status_code}), which codenav does not follow here",
+                        details={"status": resp.status_code},
+                    )
+                current = target
+                continue
+            break
+        out = Response(
+            status=resp.status_code,
+            headers={k.lower(): v for k, v in resp.headers.items()},
+            url=current,
+        )
+        declared = resp.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > max_bytes and 200 <= resp.status_code < 300:
+            resp.close()
+            raise (too_large() if too_large else _too_large(what, max_bytes))
+        chunks: list[bytes] = []
+        total = 0
+        try:
+            for chunk in _read_body(resp, deadline):
+                total += len(chunk)
+                if total > max_bytes:
+                    raise (too_large() if too_large else _too_large(what, max_bytes))
+                if on_chunk is not None:
+                    on_chunk(chunk)
+                if sink is not None and 200 <= resp.status_code < 300:
+                    sink.write(chunk)
+                else:
+                    chunks.append(chunk)
+        except TimeoutError:
+            raise _timeout(what, timeout) from None
+        except requests.exceptions.RequestException as exc:
+            raise CodenavError("NETWORK", f"connection to {what} failed while reading: {_reason(exc)}") from None
+        except OSError as exc:
+            if isinstance(exc, TimeoutError) or "timed out" in str(exc):
+                raise _timeout(what, timeout) from None
+            raise CodenavError("NETWORK", f"connection to {what} failed while reading: {_reason(exc)}") from None
+        finally:
+            resp.close()
+        out.body = b"".join(chunks)
+        return out
+    finally:
+        session.close()
+
+
+def _read_body(resp: Any, deadline: _Deadline) -> Iterator[bytes]:
+    import urllib3
+
+    raw = resp.raw
+    sock = _socket_of(raw)
+    while True:
+        left = deadline.remaining()
+        if sock is not None:
+            sock.settimeout(left)
+        try:
+            chunk = raw.read1(256 * 1024) if hasattr(raw, "read1") else raw.read(64 * 1024)
+        except urllib3.exceptions.ReadTimeoutError:
+            raise TimeoutError from None
+        except urllib3.exceptions.ProtocolError as exc:
+            raise OSError(f"connection broken ({_short(exc)})") from None
+        except urllib3.exceptions.DecodeError as exc:
+            raise OSError(f"undecodable body ({_short(exc)})") from None
+        if not chunk:
+            # urllib3 reports a short body (Content-Length not reached) as an error when
+            # enforce_content_length is on, which is the default in urllib3 2.
+            return
+        yield chunk
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc)
+    return text if len(text) < 200 else text[:197] + "..."
+
+
+def _reason(exc: BaseException) -> str:
+    """A one-line reason without URLs' credentials or Python reprs."""
+    text = str(exc)
+    for marker in ("Caused by ", "Failed to establish a new connection: "):
+        if marker in text:
+            text = text.split(marker, 1)[1]
+    text = text.strip("()'\" ")
+    if "Connection refused" in text:
+        return "connection refused"
+    if "Name or service not known" in text or "nodename nor servname" in text or "getaddrinfo" in text:
+        return "host name could not be resolved"
+    return _short(text) or type(exc).__name__
+
+
+def _timeout(what: str, seconds: float) -> CodenavError:
+    return CodenavError(
+        "TIMEOUT", f"{what} did not answer within {seconds:g} s", details={"timeoutSeconds": seconds}
+    )
+
+
+def _too_large(what: str, cap: int) -> CodenavError:
+    return CodenavError(
+        "TOO_LARGE", f"the response from {what} is larger than the {cap // 1024} KiB limit", details={"limitBytes": cap}
+    )
+
+
+def retry_after_seconds(headers: dict[str, str]) -> int | None:
+    """Seconds from Retry-After (delta or HTTP date) or x-ratelimit-reset (epoch seconds)."""
+    value = headers.get("retry-after")
+    if value:
+        if value.strip().isdigit():
+            return int(value.strip())
+        from email.utils import parsedate_to_datetime
+
+        try:
+            when = parsedate_to_datetime(value)
+            return max(0, int(when.timestamp() - time.time()))
+        except (TypeError, ValueError):
+            pass
+    reset = headers.get("x-ratelimit-reset")
+    if reset and reset.strip().isdigit():
+        return max(0, int(reset.strip()) - int(time.time()))
+    return None
+
+
+def status_error(what: str, resp: Response, *, not_found: CodenavError | None = None) -> CodenavError:
+    """The SPEC §4 error for a non-2xx status."""
+    status = resp.status
+    if status == 404 and not_found is not None:
+        return not_found
+    if status == 429 or (status == 403 and resp.header("x-ratelimit-remaining") == "0"):
+        seconds = retry_after_seconds(resp.headers)
+        details: dict[str, Any] = {"status": status}
+        if seconds is not None:
+            details["retryAfterSeconds"] = seconds
+        message = f"{what} is rate limiting requests (HTTP {status})"
+        if seconds is not None:
+            message += f"; retry in {seconds} s"
+        return CodenavError("RATE_LIMITED", message, details=details)
+    if status >= 500:
+        return CodenavError("UPSTREAM_ERROR", f"{what} failed with HTTP {status}", details={"status": status})
+    if status in (401, 403):
+        return CodenavError(
+            "UPSTREAM_ERROR",
+            f"{what} refused access (HTTP {status}); check the credentials configured for it",
+            retryable=False,
+            details={"status": status},
+        )
+    if status == 404:
+        return CodenavError("NOT_FOUND", f"{what} has no such resource (HTTP 404)", details={"status": status})
+    return CodenavError("UPSTREAM_ERROR", f"{what} answered HTTP {status}", retryable=False, details={"status": status})
+
+
+def iter_sse_events(body: str) -> Iterator[str]:
+    """The data of each Server-Sent Event in ``body`` (WHATWG event-stream rules).
+
+    Lines starting with ``:`` are comments; ``event:``/``id:``/``retry:`` are ignored; one or more
+    ``data:`` lines (space after the colon optional) are joined with ``\\n``; a blank line ends
+    the event. A bare JSON line inside an event (seen from some MCP servers) counts as data.
+    """
+    data: list[str] = []
+    for line in body.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        if line == "":
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        if line.startswith(":"):
+            continue
+        name, sep, value = line.partition(":")
+        if name == "data" and sep:
+            data.append(value[1:] if value.startswith(" ") else value)
+        elif name in ("event", "id", "retry") and sep:
+            continue
+        elif line.lstrip().startswith(("{", "[")):
+            data.append(line)
+    if data:
+        yield "\n".join(data)

@@ -1,0 +1,188 @@
+"""File text: binary detection, lines, ranges, the output budget, language and file type.
+
+Lines are split on ``\\n`` only (never ``str.splitlines``, which also splits on U+2028, form
+feeds and more). A trailing newline ends the last line; it does not start a new one.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from .errors import CodenavError, invalid
+
+BUDGET_BYTES = 50 * 1024  # SPEC §5: MCP payloads and --json envelopes for read/fetch/search
+BUDGET_LINES = 2000
+CUT_MARKER = " … [line cut: {n} more bytes]"
+
+
+def is_binary(data: bytes) -> bool:
+    """A NUL byte in the first 8 KiB, or content that is not valid UTF-8 (SPEC §2.3)."""
+    if b"\0" in data[:8192]:
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines with their ``\\n`` kept, so joining them gives the text back verbatim."""
+    if not text:
+        return []
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def parse_range(spec: str, field: str = "lines") -> tuple[int | None, int | None]:
+    """``N-M``, ``N-``, ``-M`` or ``N`` (1-based, inclusive) -> (start, end)."""
+    text = spec.strip()
+    head, sep, tail = text.partition("-")
+    try:
+        start = int(head) if head else None
+        end = int(tail) if tail else None
+        if not sep:
+            end = start
+    except ValueError:
+        raise invalid(f"--{field} must look like N-M, N- or -M (1-based, inclusive), got {spec!r}", field) from None
+    if (head and not head.isdigit()) or (tail and not tail.isdigit()) or (start is None and end is None):
+        raise invalid(f"--{field} must look like N-M, N- or -M (1-based, inclusive), got {spec!r}", field)
+    return start, end
+
+
+@dataclass
+class Window:
+    start: int  # first line shown (1-based); for an empty file 0
+    end: int  # last line shown; 0 when nothing is shown
+    total: int
+
+
+def select(total: int, start: int | None, end: int | None, *, path: str) -> Window:
+    """Check a requested range against a file of ``total`` lines; a range past EOF is clipped."""
+    if start is not None and start < 1:
+        raise invalid(f"start_line must be 1 or more, got {start}", "start_line")
+    if end is not None and end < 1:
+        raise invalid(f"end_line must be 1 or more, got {end}", "end_line")
+    first = start or 1
+    if end is not None and end < first:
+        raise invalid(f"end_line ({end}) is before start_line ({first})", "end_line")
+    if total == 0:
+        if start is not None and start > 1:
+            raise _past_eof(path, start, total)
+        return Window(0, 0, 0)
+    if first > total:
+        raise _past_eof(path, first, total)
+    last = total if end is None else min(end, total)
+    return Window(first, last, total)
+
+
+def _past_eof(path: str, start: int, total: int) -> CodenavError:
+    return CodenavError(
+        "INVALID_ARGUMENT",
+        f"start_line {start} is past the end of {path}, which has {total} line{'s' if total != 1 else ''}",
+        details={"field": "start_line", "filePath": path, "lineCount": total},
+    )
+
+
+def fit(lines: list[str], *, max_bytes: int = BUDGET_BYTES, max_lines: int = BUDGET_LINES) -> tuple[list[str], bool]:
+    """As many leading lines as fit the budget; (kept, was_cut).
+
+    A single line longer than the budget is cut with a marker rather than dropped (SPEC §5),
+    so a caller always makes progress.
+    """
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        size = len(line.encode("utf-8"))
+        if len(kept) >= max_lines or used + size > max_bytes:
+            if not kept:
+                kept.append(cut_line(line, max_bytes))
+            return kept, True
+        kept.append(line)
+        used += size
+    return kept, False
+
+
+def cut_line(line: str, max_bytes: int) -> str:
+    raw = line.encode("utf-8")
+    room = max(0, max_bytes - 64)
+    head = raw[:room].decode("utf-8", "ignore")
+    rest = len(raw) - len(head.encode("utf-8"))
+    return head + CUT_MARKER.format(n=rest) + ("\n" if line.endswith("\n") else "")
+
+
+# --- language and file type ---------------------------------------------------------------
+
+_LANGUAGES = {
+    ".py": "Python", ".pyi": "Python", ".pyx": "Cython", ".js": "JavaScript", ".mjs": "JavaScript",
+    ".cjs": "JavaScript", ".jsx": "JavaScript", ".ts": "TypeScript", ".mts": "TypeScript",
+    ".cts": "TypeScript", ".tsx": "TSX", ".json": "JSON", ".md": "Markdown", ".markdown": "Markdown",
+    ".rst": "reStructuredText", ".txt": "Text", ".yml": "YAML", ".yaml": "YAML", ".toml": "TOML",
+    ".ini": "INI", ".cfg": "INI", ".html": "HTML", ".htm": "HTML", ".css": "CSS", ".scss": "SCSS",
+    ".c": "C", ".h": "C", ".cc": "C++", ".cpp": "C++", ".hpp": "C++", ".cxx": "C++", ".rs": "Rust",
+    ".go": "Go", ".java": "Java", ".kt": "Kotlin", ".rb": "Ruby", ".php": "PHP", ".sh": "Shell",
+    ".bash": "Shell", ".zsh": "Shell", ".ps1": "PowerShell", ".swift": "Swift", ".cs": "C#",
+    ".lua": "Lua", ".sql": "SQL", ".xml": "XML", ".svg": "SVG", ".vue": "Vue", ".svelte": "Svelte",
+    ".coffee": "CoffeeScript", ".map": "JSON", ".lock": None, ".d.ts": "TypeScript",
+    ".proto": "Protocol Buffers", ".graphql": "GraphQL", ".gql": "GraphQL", ".pxd": "Cython",
+}
+_NAMES = {
+    "Makefile": "Makefile", "Dockerfile": "Dockerfile", "LICENSE": "Text", "LICENCE": "Text",
+    "README": "Text", "CHANGELOG": "Text", "AUTHORS": "Text", "NOTICE": "Text", ".npmignore": "Ignore List",
+    ".gitignore": "Ignore List", "PKG-INFO": "Text", "METADATA": "Text", "RECORD": "CSV", "WHEEL": "Text",
+}
+_DOC_EXT = {".md", ".markdown", ".rst", ".txt", ".adoc", ".html", ".htm"}
+_CONFIG_EXT = {".json", ".yml", ".yaml", ".toml", ".ini", ".cfg", ".lock", ".xml", ".conf"}
+_DATA_EXT = {".csv", ".tsv", ".map", ".dat", ".sql", ".svg"}
+_DOC_NAMES = ("readme", "license", "licence", "changelog", "changes", "history", "authors", "notice", "contributing")
+_CONFIG_NAMES = {"package.json", "setup.py", "setup.cfg", "pyproject.toml", "tsconfig.json", "makefile",
+                 "dockerfile", ".npmignore", ".gitignore", "manifest.in", "tox.ini", "wheel", "record",
+                 "entry_points.txt", "top_level.txt", "installer", "requested", "pkg-info", "metadata"}
+
+
+def _suffix(name: str) -> str:
+    if name.endswith(".d.ts"):
+        return ".d.ts"
+    return posixpath.splitext(name)[1].lower()
+
+
+def language_for(path: str) -> str | None:
+    name = posixpath.basename(path)
+    if name in _NAMES:
+        return _NAMES[name]
+    stem = name.split(".", 1)[0].upper()
+    if stem in ("LICENSE", "LICENCE", "README", "CHANGELOG") and _suffix(name) in ("", ".txt"):
+        return "Text"
+    return _LANGUAGES.get(_suffix(name))
+
+
+def file_type_for(path: str, binary: bool, symlink: bool = False) -> str:
+    """source, test, doc, config, data, binary or symlink; from the path alone."""
+    if symlink:
+        return "symlink"
+    if binary:
+        return "binary"
+    lower = path.lower()
+    name = posixpath.basename(lower)
+    suffix = _suffix(name)
+    if name in _CONFIG_NAMES:
+        return "config"
+    if name.startswith(_DOC_NAMES) or suffix in _DOC_EXT:
+        return "doc"
+    segments = lower.split("/")
+    if any(seg in ("test", "tests", "__tests__", "spec", "testing") for seg in segments[:-1]) or (
+        name.startswith("test_") or ".test." in name or ".spec." in name or name.endswith("_test.py")
+        or name.endswith("_test.go") or name == "conftest.py"
+    ):
+        return "test"
+    if suffix in _CONFIG_EXT or name.startswith(".") or name.endswith("rc"):
+        return "config"
+    if suffix in _DATA_EXT:
+        return "data"
+    if language_for(path) is not None:
+        return "source"
+    return "other"

@@ -1,0 +1,39 @@
+"""The ordered tool registry: MCP name -> (module, CLI command), modules imported lazily.
+
+``tools/list``, the CLI subcommands and the README tool table all follow this order.
+
+A tool module provides:
+  NAME, COMMAND, HELP        MCP name, CLI subcommand, one-line CLI help
+  ERROR_EXIT                 CLI exit code for an error (1, or 2 for grep-like tools)
+  configure(parser)          add its positionals and flags to an argparse subparser
+  arguments(ns) -> dict      CLI namespace -> the MCP argument dict (snake_case)
+  run(args) -> dict          the shared logic; args already schema-valid on the MCP path
+  exit_code(result) -> int   CLI exit code for a success (grep: 1 when nothing matched)
+  render(result, verbose, out, err)   plain / verbose text
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from types import ModuleType
+
+# MCP tool name -> CLI subcommand, in tools/list order.
+REGISTRY: dict[str, str] = {
+    "list_files": "files",
+    "read_file": "read",
+    "grep_file": "grep",
+    "codesearch": "search",
+    "codefetch": "fetch",
+}
+COMMANDS: dict[str, str] = {command: name for name, command in REGISTRY.items()}
+
+
+def load(name: str) -> ModuleType:
+    """The module of tool ``name`` (KeyError for an unknown tool)."""
+    if name not in REGISTRY:
+        raise KeyError(name)
+    return import_module(f".{name}", __name__)
+
+
+def names() -> list[str]:
+    return list(REGISTRY)
