@@ -1,0 +1,49 @@
+"""Shared fixtures: every test runs with its own HOME, cache and config (no real user state)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Variables that would let a test see the user's real registries, caches or credentials.
+_ISOLATED = (
+    "CODENAV_CACHE_DIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "CODENAV_NPM_REGISTRY", "CODENAV_PYPI_INDEX_URL",
+    "CODENAV_GREP_APP_URL", "CODENAV_GITHUB_API_URL", "npm_config_registry", "NPM_CONFIG_REGISTRY",
+    "npm_config_userconfig", "NPM_CONFIG_USERCONFIG", "PIP_INDEX_URL", "PIP_CONFIG_FILE", "GH_TOKEN",
+    "GITHUB_TOKEN", "GH_HOST",
+)
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """HOME, the cache and every registry/config variable point into this test's tmp dir."""
+    for name in _ISOLATED:
+        monkeypatch.delenv(name, raising=False)
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("CODENAV_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    # pip's own config files (/etc/pip.conf ...) must not leak an index into tests.
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("CODENAV_NO_DISCOVERY", "1")  # never ask the real npm/pip in offline tests
+    return tmp_path
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None, input: bytes | None = None,
+            timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
+    """Run ``python -m codenav ARGS`` in a subprocess with the test's environment."""
+    full_env = dict(os.environ)
+    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "codenav", *args], capture_output=True, env=full_env, input=input,
+        timeout=timeout, stdin=None if input is not None else subprocess.DEVNULL,
+    )

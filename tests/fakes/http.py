@@ -1,0 +1,131 @@
+"""A threaded http.server on 127.0.0.1:0 whose routes a test fills in.
+
+Each route maps (method, path) to a function ``(handler) -> Reply``; a ``Reply`` is a status,
+headers and a body (bytes, or an iterable of chunks with optional delays for slow or broken
+streams). Every request is recorded so tests can assert what went over the wire.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes | Iterable[bytes] = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # seconds before the status line
+    chunk_delay: float = 0.0  # seconds between body chunks
+    length: int | None = None  # Content-Length to declare (default: the real length when body is bytes)
+    abort_after: int | None = None  # close the connection after this many body bytes
+
+    @classmethod
+    def json(cls, obj: Any, status: int = 200, **kw: Any) -> Reply:
+        headers = {"Content-Type": "application/json", **kw.pop("headers", {})}
+        return cls(status, json.dumps(obj).encode(), headers, **kw)
+
+
+@dataclass
+class Seen:
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+
+
+Route = Callable[["Handler"], Reply]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: FakeServer  # type: ignore[assignment]
+
+    def log_message(self, format: str, *args: Any) -> None:  # silence
+        pass
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        parts = urlsplit(self.path)
+        seen = Seen(self.command, parts.path, parts.query, {k.lower(): v for k, v in self.headers.items()}, body)
+        self.server.seen.append(seen)
+        route = self.server.route_for(self.command, parts.path)
+        reply = route(self) if route else Reply(404, b'{"error":"Not found"}', {"Content-Type": "application/json"})
+        self._send(reply)
+
+    def _send(self, reply: Reply) -> None:
+        if reply.delay:
+            time.sleep(reply.delay)
+        self.send_response(reply.status)
+        chunks = [reply.body] if isinstance(reply.body, (bytes, bytearray)) else list(reply.body)
+        total = sum(len(c) for c in chunks)
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(reply.length if reply.length is not None else total))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        sent = 0
+        try:
+            for chunk in chunks:
+                if reply.abort_after is not None and sent + len(chunk) > reply.abort_after:
+                    self.wfile.write(chunk[: reply.abort_after - sent])
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
+                self.wfile.write(chunk)
+                self.wfile.flush()
+                sent += len(chunk)
+                if reply.chunk_delay:
+                    time.sleep(reply.chunk_delay)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.close_connection = True
+
+    do_GET = do_POST = do_HEAD = do_PUT = _handle
+
+
+class FakeServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.routes: dict[tuple[str, str], Route] = {}
+        self.prefix_routes: list[tuple[str, str, Route]] = []
+        self.seen: list[Seen] = []
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+    def route(self, method: str, path: str, fn: Route) -> None:
+        self.routes[(method, path)] = fn
+
+    def route_prefix(self, method: str, prefix: str, fn: Route) -> None:
+        self.prefix_routes.append((method, prefix, fn))
+
+    def route_for(self, method: str, path: str) -> Route | None:
+        if (method, path) in self.routes:
+            return self.routes[(method, path)]
+        for m, prefix, fn in self.prefix_routes:
+            if m == method and path.startswith(prefix):
+                return fn
+        return None
+
+    def __enter__(self) -> FakeServer:
+        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.shutdown()
+        self.server_close()
