@@ -72,11 +72,13 @@ def main(argv: list[str] | None = None) -> int:
             return cache_cli.run(ns)
         return _run_tool(ns)
     except BrokenPipeError:
-        # The reader went away (e.g. `| head`): stop quietly, as cat and grep do.
-        try:
-            sys.stdout = None  # type: ignore[assignment]
-        finally:
-            return 0
+        # The reader went away (e.g. `| head`): stop quietly, and keep Python's exit-time
+        # flush of stdout from raising again (the recipe of the signal module docs).
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         return 130
 

@@ -1,0 +1,507 @@
+"""The cache and the indexing lifecycle (SPEC §3).
+
+Layout under the cache root (``$CODENAV_CACHE_DIR``, ``$XDG_CACHE_HOME/codenav`` or
+``~/.cache/codenav``)::
+
+  entries/<key>/manifest.json   immutable, published by one rename; lists every file
+  entries/<key>/tree/...        the files (regular files only: links live in the manifest)
+  aliases/<h>.json              what a request (registry, endpoint, name, version) resolved to
+  locks/<h>.lock                flock per request: one indexer at a time, others wait
+  jobs/<h>.json                 the outcome of the last indexing job that failed
+  tmp/                          build directories and downloads in progress
+  state/                        discovered endpoints
+
+A call whose target is not cached starts ``python -m codenav.indexer`` in its own session and
+waits up to ``wait_ms``; past that it returns INDEXING and the indexer carries on, so a retry
+finds the entry. Readers never see a half-built entry: an entry exists only once renamed.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from .errors import CodenavError
+from .targets import GitTarget, Target, git_key
+
+MANIFEST_VERSION = 1
+RESOLVE_TTL = 300.0  # seconds a "latest"/dist-tag resolution is reused (npm caches packuments 5 min too)
+_EXACT_NPM = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
+
+
+def root() -> Path:
+    if os.environ.get("CODENAV_CACHE_DIR"):
+        return Path(os.environ["CODENAV_CACHE_DIR"])
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "codenav"
+    return Path.home() / ".cache" / "codenav"
+
+
+def state_dir() -> Path:
+    return root() / "state"
+
+
+def _dir(name: str) -> Path:
+    path = root() / name
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+# --- entries -------------------------------------------------------------------------------
+
+class Entry:
+    """One published, immutable file tree and its manifest."""
+
+    def __init__(self, key: str, path: Path) -> None:
+        self.key = key
+        self.path = path
+        self._manifest: dict[str, Any] | None = None
+        self._index: dict[str, list] | None = None
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        if self._manifest is None:
+            try:
+                self._manifest = json.loads((self.path / "manifest.json").read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise CodenavError(
+                    "NOT_FOUND", "the cached copy of this target was removed (cache clear?); retry to index it again",
+                    retryable=True,
+                ) from None
+        return self._manifest
+
+    @property
+    def target(self) -> dict[str, Any]:
+        return self.manifest["target"]
+
+    def files(self) -> list[list]:
+        """Rows ``[path, size, language, fileType, isBinary, link]`` sorted by path."""
+        return self.manifest["files"]
+
+    def row(self, path: str) -> list:
+        if self._index is None:
+            self._index = {r[0]: r for r in self.files()}
+        found = self._index.get(path)
+        if found is None:
+            details: dict[str, Any] = {"filePath": path, "action": "list the files with list_files"}
+            close = _close_matches(path, self._index)
+            if close:
+                details["didYouMean"] = close
+            raise CodenavError("FILE_NOT_FOUND", f"{path} is not a file of this target", details=details)
+        return found
+
+    def read(self, path: str) -> tuple[list, bytes]:
+        """(row, bytes) of a file; a symlink row is followed inside the tree."""
+        row = self.row(path)
+        seen = 0
+        while row[5] is not None:  # a link kept in the manifest (never followed on disk)
+            seen += 1
+            if seen > 16:
+                raise CodenavError("FILE_NOT_FOUND", f"{path} is a symlink loop", details={"filePath": path})
+            try:
+                row = self.row(row[5])
+            except CodenavError:
+                raise CodenavError(
+                    "FILE_NOT_FOUND", f"{path} is a symlink to {row[5]}, which this target does not ship",
+                    details={"filePath": path},
+                ) from None
+        try:
+            with open(self.path / "tree" / row[0], "rb") as handle:
+                return row, handle.read()
+        except FileNotFoundError:
+            raise CodenavError(
+                "NOT_FOUND", "the cached copy of this target was removed (cache clear?); retry to index it again",
+                retryable=True,
+            ) from None
+
+
+def _close_matches(path: str, index: dict[str, list]) -> list[str]:
+    base = path.rsplit("/", 1)[-1]
+    same_name = [p for p in index if p.rsplit("/", 1)[-1] == base]
+    if same_name:
+        return sorted(same_name)[:5]
+    import difflib
+
+    return difflib.get_close_matches(path, list(index), n=3, cutoff=0.75)
+
+
+def _entry(key: str) -> Entry | None:
+    path = root() / "entries" / key
+    return Entry(key, path) if (path / "manifest.json").is_file() else None
+
+
+# --- aliases: request -> entry --------------------------------------------------------------
+
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def alias_of(target: Target) -> tuple[str, float | None]:
+    """The alias text of a request and how long its resolution may be reused (None: forever)."""
+    if isinstance(target, GitTarget):
+        raise TypeError("git targets are keyed by commit")
+    from .sources import endpoints
+
+    if target.registry == "npm":
+        base = endpoints.npm_registry()
+        exact = target.version is not None and bool(_EXACT_NPM.match(target.version))
+    else:
+        base = endpoints.pypi_index()
+        exact = target.version is not None
+    ttl = None if exact else float(os.environ.get("CODENAV_RESOLVE_TTL", RESOLVE_TTL))
+    return f"{target.registry}|{base}|{target.name}|{target.version or ''}", ttl
+
+
+def _read_alias(alias: str) -> Entry | None:
+    path = root() / "aliases" / f"{_hash(alias)}.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if data.get("alias") != alias:
+        return None
+    expires = data.get("expires")
+    if expires is not None and time.time() > expires:
+        return None
+    return _entry(data["key"])
+
+
+def write_alias(alias: str, key: str, ttl: float | None) -> None:
+    data = {"alias": alias, "key": key, "expires": None if ttl is None else time.time() + ttl}
+    _atomic_write(_dir("aliases") / f"{_hash(alias)}.json", json.dumps(data, sort_keys=True))
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+# --- the lifecycle ----------------------------------------------------------------------------
+
+def open_target(target: Target, wait_ms: int) -> Entry:
+    """The cached entry of ``target``, indexing it first if needed (SPEC §3 lifecycle)."""
+    if isinstance(target, GitTarget):
+        from .sources import git
+
+        url = git.check_url(target.repo_url)
+        commit = git.resolve(url, target.git_ref)
+        alias = f"git|{url}|{commit}"
+        found = _entry(git_key(url, commit))
+        job = {"kind": "git", "repo_url": url, "git_ref": target.git_ref, "commit": commit}
+    else:
+        alias, ttl = alias_of(target)
+        found = _read_alias(alias)
+        job = {"kind": "package", "registry": target.registry, "name": target.name,
+               "version": target.version, "ttl": ttl}
+    if found is not None:
+        return found
+    job["alias"] = alias
+    return _index_and_wait(job, wait_ms)
+
+
+def _lock_path(alias: str) -> Path:
+    return _dir("locks") / f"{_hash(alias)}.lock"
+
+
+def _job_result_path(alias: str) -> Path:
+    return _dir("jobs") / f"{_hash(alias)}.json"
+
+
+def _busy(alias: str) -> bool:
+    """True while an indexer holds the lock of this request."""
+    with open(_lock_path(alias), "a+b") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                return True
+            raise
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+
+
+def _spawn(job: dict[str, Any], deadline: float) -> subprocess.Popen:
+    package_parent = str(Path(__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    job = {**job, "progressUntil": deadline if _progress_wanted() else None}
+    log = open(_dir("tmp") / "indexer.log", "ab")
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", f"{__package__}.indexer", json.dumps(job)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=None if job["progressUntil"] else log,
+            env=env, start_new_session=True, close_fds=True,
+        )
+    finally:
+        log.close()
+
+
+def _progress_wanted() -> bool:
+    # Progress is for a person watching a terminal, never for pipes or the MCP wire.
+    return os.environ.get("CODENAV_MCP_SERVER") is None and sys.stderr is not None and sys.stderr.isatty()
+
+
+def _index_and_wait(job: dict[str, Any], wait_ms: int) -> Entry:
+    alias = job["alias"]
+    start = time.monotonic()
+    deadline = start + wait_ms / 1000.0
+    proc = None if _busy(alias) else _spawn(job, time.time() + wait_ms / 1000.0)
+    spawned = proc is not None
+    while True:
+        found = _read_alias(alias) if job["kind"] == "package" else _entry(git_key(job["repo_url"], job["commit"]))
+        if found is not None:
+            return found
+        left = deadline - time.monotonic()
+        if proc is not None:
+            try:
+                proc.wait(timeout=max(0.0, left))
+            except subprocess.TimeoutExpired:
+                pass
+            if proc.returncode is None:
+                break  # still running past the wait: leave it to finish in the background
+            proc = None
+            continue  # re-check the entry first
+        if not _busy(alias):
+            outcome = _read_result(alias)
+            if outcome is not None:
+                raise outcome
+            if not spawned and left > 0:
+                proc, spawned = _spawn(job, time.time() + left), True
+                continue
+            raise CodenavError(
+                "INTERNAL", "indexing stopped before it finished; retry the call", retryable=True
+            )
+        if left <= 0:
+            break
+        time.sleep(min(0.02, left))
+    raise CodenavError(
+        "INDEXING",
+        f"still indexing after {wait_ms} ms; it continues in the background, retry shortly",
+        details={"indexingRef": _hash(alias), "action": "retry the same call in a few seconds"},
+    )
+
+
+def _read_result(alias: str) -> CodenavError | None:
+    try:
+        data = json.loads(_job_result_path(alias).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    error = data.get("error") or {}
+    if "code" not in error:
+        return None
+    return CodenavError(error["code"], error["message"], retryable=error.get("retryable"),
+                        details=error.get("details"))
+
+
+# --- building an entry (runs in the indexer process) ---------------------------------------
+
+def build(job: dict[str, Any]) -> str:
+    """Resolve, download, verify, extract and publish one job; returns the entry key.
+
+    Holds the request's lock throughout; when another indexer already published the entry,
+    returns at once. Any failure leaves nothing behind but the error in ``jobs/``.
+    """
+    alias = job["alias"]
+    with open(_lock_path(alias), "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        result_path = _job_result_path(alias)
+        result_path.unlink(missing_ok=True)
+        try:
+            key = _build_locked(job)
+        except CodenavError as exc:
+            _atomic_write(result_path, json.dumps(exc.to_envelope(), sort_keys=True))
+            raise
+        except Exception as exc:
+            from .errors import internal
+
+            _atomic_write(result_path, json.dumps(internal(exc).to_envelope(), sort_keys=True))
+            raise
+        return key
+
+
+def _build_locked(job: dict[str, Any]) -> str:
+    from . import archive
+
+    limits = archive.Limits.from_env()
+    if job["kind"] == "git":
+        from .sources import git
+
+        key = git_key(job["repo_url"], job["commit"])
+        if _entry(key) is not None:
+            return key
+        target_echo = {"repoUrl": job["repo_url"], "gitRef": job.get("git_ref"), "commit": job["commit"]}
+
+        def fetch(download: Path) -> None:
+            git.export(job["repo_url"], job["commit"], download)
+
+        _publish(key, target_echo, fetch, fmt="tar", strip=0, prefix=None, limits=limits)
+        return key
+
+    from .sources import npm, pypi
+
+    source = npm if job["registry"] == "npm" else pypi
+    artifact = source.resolve(job["name"], job.get("version"))
+    if _entry(artifact.key) is None:
+        from .download import fetch_artifact
+
+        def fetch(download: Path) -> None:
+            fetch_artifact(artifact, download, progress_until=job.get("progressUntil"))
+
+        _publish(artifact.key, artifact.echo(), fetch, fmt=artifact.fmt, strip=artifact.strip_components,
+                 prefix=artifact.required_prefix, limits=limits)
+    write_alias(job["alias"], artifact.key, job.get("ttl"))
+    return artifact.key
+
+
+def _publish(key: str, target_echo: dict, fetch: Any, *, fmt: str, strip: int, prefix: str | None,
+             limits: Any) -> None:
+    from . import archive
+    from .text import file_type_for, language_for
+
+    work = Path(os_tempdir(_dir("tmp"), key))
+    try:
+        download = work / "artifact"
+        fetch(download)
+        build_dir = work / "entry"
+        tree = build_dir / "tree"
+        tree.mkdir(parents=True)
+        extracted = archive.extract(download, tree, fmt=fmt, strip_components=strip,
+                                    required_prefix=prefix, limits=limits)
+        download.unlink()
+        rows = [
+            [f.path, f.size, language_for(f.path), file_type_for(f.path, f.binary, f.link is not None),
+             f.binary, f.link]
+            for f in extracted.files
+        ]
+        manifest = {"version": MANIFEST_VERSION, "target": target_echo, "files": rows,
+                    "skipped": extracted.skipped}
+        _atomic_write(build_dir / "manifest.json", json.dumps(manifest, sort_keys=True, separators=(",", ":")))
+        final = root() / "entries" / key
+        final.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.rename(build_dir, final)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
+            # Someone published the same immutable entry first: theirs is as good as ours.
+        _fsync_dir(final.parent)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def os_tempdir(parent: Path, key: str) -> str:
+    import tempfile
+
+    return tempfile.mkdtemp(prefix=re.sub(r"[^A-Za-z0-9]", "_", key)[-60:] + ".", dir=parent)
+
+
+def _fsync_dir(path: Path) -> None:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# --- maintenance (codenav cache ...) --------------------------------------------------------
+
+def list_entries() -> list[dict[str, Any]]:
+    out = []
+    base = root() / "entries"
+    if not base.is_dir():
+        return out
+    for manifest in sorted(base.glob("*/*/*/manifest.json")) + sorted(base.glob("git/*/*/manifest.json")):
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        key = manifest.parent.relative_to(base).as_posix()
+        out.append({"key": key, "target": data["target"], "files": len(data["files"]),
+                    "bytes": sum(r[1] for r in data["files"])})
+    unique = {e["key"]: e for e in out}
+    return [unique[k] for k in sorted(unique)]
+
+
+def clear() -> int:
+    """Remove every entry (readers in flight get an error, never a partial tree)."""
+    base = root()
+    if not base.is_dir():
+        return 0
+    count = len(list_entries())
+    trash = base / f".trash-{os.getpid()}-{time.time_ns()}"
+    for name in ("entries", "aliases", "jobs", "tmp", "state"):
+        if (base / name).exists():
+            trash.mkdir(exist_ok=True)
+            os.rename(base / name, trash / name)  # one rename: an entry vanishes whole
+    shutil.rmtree(trash, ignore_errors=True)
+    return count
+
+
+def prune() -> dict[str, int]:
+    """Remove debris: build dirs no live indexer owns, expired or dangling aliases, old results."""
+    base = root()
+    removed = {"tmp": 0, "aliases": 0, "jobs": 0, "trash": 0}
+    for trash in base.glob(".trash-*"):
+        shutil.rmtree(trash, ignore_errors=True)
+        removed["trash"] += 1
+    tmp = base / "tmp"
+    if tmp.is_dir():
+        for item in tmp.iterdir():
+            if item.name == "indexer.log":
+                continue
+            if item.is_dir() and not _owned_by_live_indexer():
+                shutil.rmtree(item, ignore_errors=True)
+                removed["tmp"] += 1
+    aliases = base / "aliases"
+    if aliases.is_dir():
+        for item in aliases.glob("*.json"):
+            try:
+                data = json.loads(item.read_text(encoding="utf-8"))
+                dangling = _entry(data["key"]) is None
+                expired = data.get("expires") is not None and time.time() > data["expires"]
+            except (OSError, ValueError, KeyError):
+                dangling, expired = True, False
+            if dangling or expired:
+                item.unlink(missing_ok=True)
+                removed["aliases"] += 1
+        for item in aliases.glob(".*.tmp"):
+            item.unlink(missing_ok=True)
+    jobs = base / "jobs"
+    if jobs.is_dir():
+        for item in jobs.iterdir():
+            item.unlink(missing_ok=True)
+            removed["jobs"] += 1
+    return removed
+
+
+def _owned_by_live_indexer() -> bool:
+    """True if any indexer holds a lock right now (then its build dir must stay)."""
+    locks = root() / "locks"
+    if not locks.is_dir():
+        return False
+    for lock in locks.glob("*.lock"):
+        with open(lock, "a+b") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    return False

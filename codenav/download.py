@@ -1,0 +1,73 @@
+"""Streamed, size-capped, hash-verified artifact download (SPEC §3, §8).
+
+The body goes straight to disk while being hashed; a digest mismatch is INTEGRITY_ERROR and
+the caller discards the file. Progress is drawn on stderr only while a person is waiting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from pathlib import Path
+
+from . import net
+from .errors import CodenavError
+from .targets import Artifact
+
+MAX_DOWNLOAD = 200 * 1024 * 1024
+
+
+def _limit() -> int:
+    raw = os.environ.get("CODENAV_MAX_DOWNLOAD_BYTES")
+    if not raw:
+        return MAX_DOWNLOAD
+    try:
+        return int(raw)
+    except ValueError:
+        raise CodenavError("CONFIG_ERROR", f"CODENAV_MAX_DOWNLOAD_BYTES must be an integer, got {raw!r}") from None
+
+
+def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | None = None) -> None:
+    hasher = hashlib.new(artifact.algorithm)
+    limit = _limit()
+    label = f"{artifact.name} {artifact.version}"
+    state = {"bytes": 0, "drawn": 0.0}
+
+    def on_chunk(chunk: bytes) -> None:
+        hasher.update(chunk)
+        state["bytes"] += len(chunk)
+        if progress_until is not None and time.time() < progress_until and time.monotonic() - state["drawn"] > 0.2:
+            state["drawn"] = time.monotonic()
+            sys.stderr.write(f"\rcodenav: downloading {label}: {state['bytes'] // 1024} KiB")
+            sys.stderr.flush()
+
+    def too_large() -> CodenavError:
+        return CodenavError(
+            "TOO_LARGE", f"{artifact.filename} is larger than the {limit // (1024 * 1024)} MiB download limit",
+            details={"limitBytes": limit, "action": "raise CODENAV_MAX_DOWNLOAD_BYTES if this is expected"},
+        )
+
+    what = "the npm registry" if artifact.registry == "npm" else "the Python package index"
+    with open(dest, "wb") as sink:
+        resp = net.request(
+            "GET", artifact.url, what=what, headers=dict(artifact.headers), redirects="https",
+            timeout=net.timeout_from_env("CODENAV_DOWNLOAD_TIMEOUT", 600.0), max_bytes=limit,
+            sink=sink, on_chunk=on_chunk, too_large=too_large,
+        )
+        sink.flush()
+        os.fsync(sink.fileno())
+    if progress_until is not None and state["drawn"]:
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+    if resp.status != 200:
+        raise net.status_error(what, resp, not_found=CodenavError(
+            "NOT_FOUND", f"{what} lists {artifact.filename} but does not serve it (HTTP 404)", retryable=True,
+        ))
+    if hasher.hexdigest() != artifact.digest:
+        raise CodenavError(
+            "INTEGRITY_ERROR",
+            f"{artifact.filename} does not match its published {artifact.algorithm} hash; nothing was cached",
+            details={"artifact": artifact.filename, "algorithm": artifact.algorithm},
+        )

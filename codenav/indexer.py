@@ -1,0 +1,32 @@
+"""``python -m codenav.indexer JOB``: build one cache entry, detached from the caller (SPEC §3).
+
+Started by ``cache.open_target`` in its own session, so it outlives a caller that stopped
+waiting (INDEXING). The outcome is the published entry, or an error left in ``jobs/``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .cache import build
+    from .errors import CodenavError
+
+    argv = sys.argv[1:] if argv is None else argv
+    job = json.loads(argv[0])
+    try:
+        build(job)
+    except CodenavError:
+        return 1
+    except Exception:
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

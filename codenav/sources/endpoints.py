@@ -1,0 +1,190 @@
+"""Where the registries are: configuration first, then the package managers (SPEC §3).
+
+No public registry host is written here. Order, per registry:
+  npm:  CODENAV_NPM_REGISTRY, npm_config_registry, .npmrc ``registry=`` (project, user),
+        then ``npm config get registry``;
+  pypi: CODENAV_PYPI_INDEX_URL, PIP_INDEX_URL, pip's config files ``index-url``,
+        then pip itself (its built-in default index).
+A package manager is asked once; the answer is cached in the cache's ``state/`` folder.
+Auth tokens found in .npmrc are attached to requests but never echoed anywhere.
+"""
+
+from __future__ import annotations
+
+import configparser
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from ..errors import CodenavError
+
+DISCOVERY_TIMEOUT = 30.0
+
+
+def redact(url: str) -> str:
+    """A URL with any user:password removed, for messages."""
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        host = parts.hostname or ""
+        if parts.port:
+            host += f":{parts.port}"
+        return urlunsplit((parts.scheme, "***@" + host, parts.path, parts.query, parts.fragment))
+    return url
+
+
+def _clean(url: str) -> str:
+    url = url.strip().strip('"').strip("'")
+    return url if url.endswith("/") else url + "/"
+
+
+# --- npm -----------------------------------------------------------------------------------
+
+def _npmrc_files() -> list[Path]:
+    files = [Path.cwd() / ".npmrc"]
+    user = os.environ.get("npm_config_userconfig") or os.environ.get("NPM_CONFIG_USERCONFIG")
+    files.append(Path(user) if user else Path.home() / ".npmrc")
+    return files
+
+
+def _npmrc_values() -> dict[str, str]:
+    """key=value pairs of the .npmrc files; the project file wins over the user file."""
+    values: dict[str, str] = {}
+    for path in reversed(_npmrc_files()):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line.startswith(("#", ";")) or "=" not in line:
+                continue
+            key, _, value = line.partition("=")
+            values[key.strip()] = os.path.expandvars(value.strip().strip('"'))
+    return values
+
+
+def npm_registry() -> str:
+    for var in ("CODENAV_NPM_REGISTRY", "npm_config_registry", "NPM_CONFIG_REGISTRY"):
+        if os.environ.get(var):
+            return _clean(os.environ[var])
+    rc = _npmrc_values().get("registry")
+    if rc:
+        return _clean(rc)
+    return _cached_discovery("npm", _ask_npm, "CODENAV_NPM_REGISTRY", "npm registry")
+
+
+def npm_auth_headers(url: str) -> dict[str, str]:
+    """Authorization for ``url`` from .npmrc ``//host/path/:_authToken=`` (longest match)."""
+    parts = urlsplit(url)
+    target = f"//{parts.netloc}{parts.path}"
+    best: tuple[int, dict[str, str]] | None = None
+    for key, value in _npmrc_values().items():
+        if not key.startswith("//"):
+            continue
+        prefix, _, setting = key.rpartition(":")
+        if not target.startswith(prefix):
+            continue
+        header = None
+        if setting == "_authToken":
+            header = {"Authorization": f"Bearer {value}"}
+        elif setting == "_auth":
+            header = {"Authorization": f"Basic {value}"}
+        if header and (best is None or len(prefix) > best[0]):
+            best = (len(prefix), header)
+    return best[1] if best else {}
+
+
+def _ask_npm() -> str | None:
+    try:
+        out = subprocess.run(
+            ["npm", "config", "get", "registry"], capture_output=True, text=True,
+            stdin=subprocess.DEVNULL, timeout=DISCOVERY_TIMEOUT,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    value = out.stdout.strip()
+    return value if out.returncode == 0 and value.startswith(("http://", "https://")) else None
+
+
+# --- PyPI ----------------------------------------------------------------------------------
+
+def _pip_config_files() -> list[Path]:
+    if os.environ.get("PIP_CONFIG_FILE"):
+        return [Path(os.environ["PIP_CONFIG_FILE"])]
+    xdg_dirs = os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(os.pathsep)
+    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    files = [Path("/etc/pip.conf"), *(Path(d) / "pip" / "pip.conf" for d in reversed(xdg_dirs))]
+    files += [Path.home() / ".pip" / "pip.conf", config_home / "pip" / "pip.conf"]
+    if os.environ.get("VIRTUAL_ENV"):
+        files.append(Path(os.environ["VIRTUAL_ENV"]) / "pip.conf")
+    return files
+
+
+def _pip_config_index() -> str | None:
+    found = None
+    for path in _pip_config_files():  # later files override earlier ones, as in pip
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read(path, encoding="utf-8")
+        except (configparser.Error, OSError):
+            continue
+        for section in ("global", "download", "install"):
+            if parser.has_option(section, "index-url"):
+                found = parser.get(section, "index-url")
+    return found
+
+
+def pypi_index() -> str:
+    for var in ("CODENAV_PYPI_INDEX_URL", "PIP_INDEX_URL"):
+        if os.environ.get(var):
+            return _clean(os.environ[var])
+    configured = _pip_config_index()
+    if configured:
+        return _clean(configured)
+    return _cached_discovery("pypi", _ask_pip, "CODENAV_PYPI_INDEX_URL", "Python package index")
+
+
+def _ask_pip() -> str | None:
+    # pip has no public command that prints its built-in default index, so ask the pip of
+    # this interpreter for the constant it uses itself (see docs/decisions.md).
+    code = "from pip._internal.models.index import PyPI; print(PyPI.simple_url)"
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True,
+            stdin=subprocess.DEVNULL, timeout=DISCOVERY_TIMEOUT,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    value = out.stdout.strip()
+    return value if out.returncode == 0 and value.startswith(("http://", "https://")) else None
+
+
+# --- the discovery cache -------------------------------------------------------------------
+
+def _cached_discovery(kind: str, ask, variable: str, what: str) -> str:
+    from ..cache import state_dir
+
+    state = state_dir() / "endpoints.json"
+    try:
+        known = json.loads(state.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+    if isinstance(known.get(kind), str):
+        return known[kind]
+    answer = None if os.environ.get("CODENAV_NO_DISCOVERY") else ask()
+    if not answer:
+        tool = "npm" if kind == "npm" else "pip"
+        raise CodenavError(
+            "CONFIG_ERROR",
+            f"no {what} is configured and {tool} could not report one; set {variable} to the registry URL",
+            details={"action": f"set {variable}"},
+        )
+    known[kind] = _clean(answer)
+    state.parent.mkdir(parents=True, exist_ok=True)
+    tmp = state.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(known, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, state)
+    return known[kind]

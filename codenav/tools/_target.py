@@ -1,0 +1,47 @@
+"""What list_files, read_file and grep_file share: target arguments, opening, the gutter."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from ..errors import invalid
+from ..targets import add_cli_options, cli_target, from_args, wait_ms
+
+TARGET_KEYS = ("registry", "package_name", "version", "repo_url", "git_ref", "wait_timeout_ms")
+
+SPEC_HELP = (
+    "SPEC is REGISTRY:NAME[@VERSION], e.g. npm:express, npm:@types/node@20.11.30, pypi:requests@2.32.3.\n"
+    "With --repo-url URL [--git-ref REF] a git repository replaces SPEC."
+)
+
+
+def configure(parser: Any, operands_metavar: str) -> None:
+    parser.add_argument("operands", nargs="*", metavar=operands_metavar, help="see usage")
+    add_cli_options(parser)
+
+
+def split_cli(ns: Any, usage: str, names: tuple[str, ...], optional: int = 0) -> tuple[dict[str, Any], list[str | None]]:
+    """Target arguments plus exactly ``names`` operands (the last ``optional`` may be absent)."""
+    args, rest = cli_target(ns, list(ns.operands), usage)
+    low, high = len(names) - optional, len(names)
+    if not low <= len(rest) <= high:
+        want = " ".join(names)
+        raise invalid(f"expected {want} after the target; usage: {usage}", names[min(len(rest), high - 1)].lower())
+    return args, rest + [None] * (high - len(rest))
+
+
+def open_entry(args: dict[str, Any]):
+    from .. import cache
+
+    target = from_args(args)
+    return cache.open_target(target, wait_ms(args))
+
+
+def gutter(lines: list[tuple[int, str, bool]], out: TextIO, marker: bool = False) -> None:
+    """Right-aligned line numbers; with ``marker`` a '>' flags matching lines."""
+    if not lines:
+        return
+    width = len(str(max(n for n, _, _ in lines)))
+    for number, text, is_match in lines:
+        flag = (">" if is_match else " ") if marker else ""
+        out.write(f"{flag}{number:>{width}} | {text.rstrip(chr(10))}\n")

@@ -1,0 +1,155 @@
+"""grep_file / ``codenav grep``: case-insensitive substring search in one file (SPEC §2.4).
+
+Exit codes follow grep(1): 0 a match, 1 none, 2 an error — in plain and --json mode alike.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TextIO
+
+from .. import text
+from ..errors import invalid
+from ..targets import validate_path
+from . import _target
+
+NAME = "grep_file"
+COMMAND = "grep"
+# The one sentence describing the matching rule: used verbatim in the MCP tool description,
+# the MCP `pattern` description and the CLI help (a test pins all three).
+SEMANTICS = (
+    "PATTERN is matched as a literal, case-insensitive substring of each line, never as a regular "
+    "expression: every character, including . * ( [ \\ and |, matches itself."
+)
+HELP = "find the lines of one file that contain a string (literal, case-insensitive)"
+DESCRIPTION = (
+    "Print the lines of one file of a package or git repository that contain PATTERN.\n\n" + SEMANTICS + "\n\n"
+    + _target.SPEC_HELP + "\n\nExit status as grep: 0 a line matched, 1 none did, 2 an error."
+)
+USAGE = "codenav grep [SPEC] PATTERN PATH [--context N]"
+ERROR_EXIT = 2
+MAX_PATTERN = 1000
+MAX_CONTEXT = 100
+
+# Deliberate regex signals (SPEC §2.4). Bare . * ? ^ $ | () are NOT signals: common in code.
+_REGEX_SIGNALS = re.compile(
+    r"\\[bBdDwWsS]"                      # \b \d \w \s-class escapes
+    r"|\\[.()\[\]{}*+?|^$]"              # escaped metacharacters
+    r"|\[\^|\[[^\]]*[A-Za-z0-9]-[A-Za-z0-9][^\]]*\]|\[\[:[a-z]+:\]\]"  # character classes
+    r"|\(\?[=!]|\(\?<[=!]"               # lookaround
+    r"|\(\?P?<[A-Za-z_]"                 # named groups
+    r"|\(\?[aiLmsux]+\)"                 # inline flags
+    r"|[^\s{(]\{\d+(?:,\d*)?\}"          # brace quantifiers
+)
+
+
+def looks_like_regex(pattern: str) -> bool:
+    return bool(_REGEX_SIGNALS.search(pattern))
+
+
+def configure(parser: Any) -> None:
+    parser.usage = USAGE + " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
+    parser.epilog = SEMANTICS
+    _target.configure(parser, "[SPEC] PATTERN PATH")
+    parser.add_argument("--context", "-C", metavar="N", type=int, default=None,
+                        help="show N lines before and after each match (default 0)")
+
+
+def arguments(ns: Any) -> dict[str, Any]:
+    args, (pattern, path) = _target.split_cli(ns, USAGE, ("PATTERN", "PATH"))
+    args["pattern"] = pattern
+    args["path"] = path
+    if ns.context is not None:
+        args["context"] = ns.context
+    return args
+
+
+def _blocks(matches: list[int], context: int, total: int) -> list[tuple[int, int]]:
+    """Inclusive line ranges; ranges that overlap or touch merge (grep -C convention)."""
+    spans: list[tuple[int, int]] = []
+    for line in sorted(set(matches)):
+        start, end = max(1, line - context), min(total, line + context)
+        if spans and start <= spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+        else:
+            spans.append((start, end))
+    return spans
+
+
+def run(args: dict[str, Any]) -> dict[str, Any]:
+    pattern = args.get("pattern")
+    if not isinstance(pattern, str) or pattern == "":
+        raise invalid("pattern must be a non-empty string", "pattern")
+    if len(pattern) > MAX_PATTERN:
+        raise invalid(f"pattern is longer than {MAX_PATTERN} characters", "pattern")
+    if "\n" in pattern or "\r" in pattern:
+        raise invalid("pattern must be a single line: matching is line by line", "pattern")
+    context = args.get("context", 0)
+    if isinstance(context, bool) or not isinstance(context, int) or not 0 <= context <= MAX_CONTEXT:
+        raise invalid(f"context must be an integer from 0 to {MAX_CONTEXT}", "context")
+    path = validate_path(args.get("path"))
+    entry = _target.open_entry(args)
+    row, data = entry.read(path)
+    result: dict[str, Any] = {"target": entry.target, "path": path, "pattern": pattern}
+    if context:
+        result["filter"] = {"context": context}
+    if text.is_binary(data):
+        result.update({"isBinary": True, "matchCount": 0, "blocks": [], "hasMore": False,
+                       "hint": "binary file: not searched"})
+        return result
+    lines = text.split_lines(data.decode("utf-8"))
+    needle = pattern.casefold()
+    matches = [i + 1 for i, line in enumerate(lines) if needle in line.rstrip("\n").casefold()]
+    blocks, shown, cut = [], 0, False
+    used_bytes = used_lines = 0
+    for start, end in _blocks(matches, context, len(lines)):
+        block_lines = []
+        for number in range(start, end + 1):
+            line = lines[number - 1].rstrip("\n")
+            size = len(line.encode("utf-8")) + 40  # the JSON keys of one line object, roughly
+            if used_lines >= text.BUDGET_LINES or used_bytes + size > text.BUDGET_BYTES:
+                cut = True
+                if not blocks and not block_lines:  # one huge line: show it cut, never nothing
+                    block_lines.append({"line": number, "text": text.cut_line(line, text.BUDGET_BYTES),
+                                        "match": needle in line.casefold()})
+                break
+            used_bytes += size
+            used_lines += 1
+            block_lines.append({"line": number, "text": line, "match": needle in line.casefold()})
+        if block_lines:
+            blocks.append({"startLine": block_lines[0]["line"], "lines": block_lines})
+            shown = block_lines[-1]["line"]
+        if cut:
+            break
+    result.update({"isBinary": False, "totalLines": len(lines), "matchCount": len(matches), "blocks": blocks,
+                   "hasMore": cut})
+    if cut:
+        result["hint"] = (f"output cut at the size budget after line {shown}; read further with read_file "
+                          f"start_line={shown + 1}, or search for a longer pattern")
+    elif not matches and looks_like_regex(pattern):
+        result["hint"] = ("no match; note that the pattern is matched literally, not as a regular expression "
+                          "- search for a plain substring instead")
+    return result
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    return 0 if result["matchCount"] else 1
+
+
+def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+    if result["isBinary"]:
+        err.write(f"codenav: {result['path']} is a binary file; not searched\n")
+        return
+    if verbose:
+        out.write(f"{result['path']} · {result['matchCount']} matching line"
+                  f"{'s' if result['matchCount'] != 1 else ''} of {result['totalLines']}\n")
+    for index, block in enumerate(result["blocks"]):
+        if index:
+            out.write("--\n")
+        if verbose:
+            _target.gutter([(ln["line"], ln["text"], ln["match"]) for ln in block["lines"]], out, marker=True)
+        else:
+            for ln in block["lines"]:
+                out.write(ln["text"] + "\n")
+    if result.get("hint"):
+        (out if verbose else err).write(f"{'hint: ' if verbose else 'codenav: '}{result['hint']}\n")

@@ -1,0 +1,114 @@
+"""list_files / ``codenav files``: the files of a target, sorted by path (SPEC §2.5)."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from ..errors import invalid
+from . import _target
+
+NAME = "list_files"
+COMMAND = "files"
+HELP = "list the files of a package or repository"
+DESCRIPTION = (
+    "List the files of a package or git repository, sorted by path.\n\n" + _target.SPEC_HELP + "\n\n"
+    "PATH_PREFIX is a literal directory prefix, not a glob: 'lib' lists lib/..., '*.ts' matches nothing."
+)
+USAGE = "codenav files [SPEC] [PATH_PREFIX]"
+ERROR_EXIT = 1
+MAX_ENTRIES = 2000  # SPEC §5 budget for MCP and --json; plain output lists everything
+_GLOB = set("*?[]{}")
+
+
+def configure(parser: Any) -> None:
+    parser.usage = USAGE + " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
+    _target.configure(parser, "[SPEC] [PATH_PREFIX]")
+
+
+def arguments(ns: Any) -> dict[str, Any]:
+    args, (prefix,) = _target.split_cli(ns, USAGE, ("PATH_PREFIX",), optional=1)
+    if prefix is not None:
+        args["path_prefix"] = prefix
+    # Plain output is for pipes: never cut it (the budget is for MCP and --json).
+    args["_unbounded"] = not ns.json
+    return args
+
+
+def _prefix(raw: Any) -> str | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or "\0" in raw or raw.startswith("/"):
+        raise invalid("path_prefix must be a relative directory prefix such as 'lib' or 'src/utils'", "path_prefix")
+    prefix = raw.strip("/")
+    if any(seg in (".", "..") for seg in prefix.split("/")):
+        raise invalid("path_prefix must not contain '.' or '..' segments", "path_prefix")
+    return prefix or None
+
+
+def run(args: dict[str, Any]) -> dict[str, Any]:
+    prefix = _prefix(args.get("path_prefix"))
+    entry = _target.open_entry(args)
+    rows = entry.files()
+    if prefix:
+        with_slash = prefix + "/"
+        rows = [r for r in rows if r[0] == prefix or r[0].startswith(with_slash)]
+    total = len(rows)
+    cut = not args.get("_unbounded") and total > MAX_ENTRIES
+    shown = rows[:MAX_ENTRIES] if cut else rows
+    files = []
+    for path, size, language, file_type, _binary, link in shown:
+        item = {"path": path, "size": size, "language": language, "fileType": file_type}
+        if link is not None:
+            item["linkTarget"] = link
+        files.append(item)
+    result: dict[str, Any] = {"target": entry.target, "files": files, "totalFiles": total, "hasMore": cut}
+    if args.get("path_prefix") is not None:
+        result["filter"] = {"pathPrefix": args["path_prefix"]}
+    hints = []
+    if cut:
+        hints.append(f"showing {MAX_ENTRIES} of {total} files; narrow the listing with a path_prefix such as "
+                     f"{_top_dirs(rows)}")
+    if total == 0 and prefix and _GLOB & set(prefix):
+        hints.append("path_prefix is a literal directory prefix, not a glob: list without it, or give a folder "
+                     "such as 'lib'")
+    elif total == 0 and prefix:
+        hints.append(f"no file under {prefix!r}; list without a path_prefix to see the top-level folders")
+    skipped = entry.manifest.get("skipped") or []
+    if skipped and not prefix:
+        result["skipped"] = {"count": len(skipped), "examples": skipped[:5]}
+    if hints:
+        result["hint"] = " ".join(hints)
+    return result
+
+
+def _top_dirs(rows: list[list]) -> str:
+    dirs = sorted({r[0].split("/", 1)[0] for r in rows if "/" in r[0]})[:5]
+    return ", ".join(repr(d) for d in dirs) or "a folder name"
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    return 0
+
+
+def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+    files = result["files"]
+    if verbose:
+        t = result["target"]
+        name = f"{t['registry']}:{t['name']}@{t['version']}" if "registry" in t else f"{t['repoUrl']}@{t['commit'][:12]}"
+        out.write(f"{name} · {len(files)} file{'s' if len(files) != 1 else ''}\n")
+        width = max((len(str(f["size"])) for f in files), default=1)
+        for f in files:
+            lang = f["language"] or "-"
+            link = f" -> {f['linkTarget']}" if "linkTarget" in f else ""
+            out.write(f"{f['size']:>{width}}  {f['fileType']:<7} {lang:<14} {f['path']}{link}\n")
+        if result.get("hint"):
+            out.write(f"hint: {result['hint']}\n")
+        if result.get("skipped"):
+            out.write(f"note: {result['skipped']['count']} archive entries were skipped (unsafe or unaddressable names)\n")
+        return
+    for f in files:
+        out.write(f["path"] + "\n")
+    if result.get("hint"):
+        err.write(f"codenav: {result['hint']}\n")
+    if result.get("skipped"):
+        err.write(f"codenav: {result['skipped']['count']} archive entries were skipped (unsafe or unaddressable names)\n")

@@ -1,0 +1,98 @@
+"""read_file / ``codenav read``: a file of a target, whole or a line range (SPEC §2.3, §5)."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from .. import text
+from ..targets import validate_path
+from . import _target
+
+NAME = "read_file"
+COMMAND = "read"
+HELP = "print a file of a package or repository (like cat), whole or a line range"
+DESCRIPTION = (
+    "Print a file of a package or git repository. Plain output is the file's bytes, verbatim.\n\n"
+    + _target.SPEC_HELP + "\n\nPATH is exactly as `codenav files` prints it. --lines N-M (also N- and -M) picks "
+    "an inclusive, 1-based range; a range past the end is clipped."
+)
+USAGE = "codenav read [SPEC] PATH [--lines N-M]"
+ERROR_EXIT = 1
+
+
+def configure(parser: Any) -> None:
+    parser.usage = USAGE + " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
+    _target.configure(parser, "[SPEC] PATH")
+    parser.add_argument("--lines", metavar="N-M", help="inclusive 1-based line range: N-M, N- or -M")
+
+
+def arguments(ns: Any) -> dict[str, Any]:
+    args, (path,) = _target.split_cli(ns, USAGE, ("PATH",))
+    args["path"] = path
+    if ns.lines is not None:
+        start, end = text.parse_range(ns.lines)
+        if start is not None:
+            args["start_line"] = start
+        if end is not None:
+            args["end_line"] = end
+    args["_unbounded"] = not ns.json  # plain `read` is cat: never cut (SPEC §5)
+    return args
+
+
+def run(args: dict[str, Any]) -> dict[str, Any]:
+    path = validate_path(args.get("path"))
+    entry = _target.open_entry(args)
+    row, data = entry.read(path)
+    return render_content(
+        {"target": entry.target, "path": path, "language": row[2]}, data, args.get("start_line"),
+        args.get("end_line"), path=path, unbounded=bool(args.get("_unbounded")),
+    )
+
+
+def render_content(head: dict[str, Any], data: bytes, start: int | None, end: int | None, *, path: str,
+                   unbounded: bool = False, start_field: str = "start_line") -> dict[str, Any]:
+    """The content part of a read result (shared with codefetch's shape): range, binary, budget."""
+    result = dict(head)
+    result["size"] = len(data)
+    if text.is_binary(data):
+        result.update({"isBinary": True, "hasMore": False})
+        result["hint"] = "binary file: content not shown"
+        return result
+    lines = text.split_lines(data.decode("utf-8"))
+    window = text.select(len(lines), start, end, path=path)
+    chosen = lines[window.start - 1:window.end] if window.total else []
+    cut = False
+    if not unbounded:
+        chosen, cut = text.fit(chosen)
+    last = window.start + len(chosen) - 1 if chosen else window.end
+    result.update({
+        "isBinary": False, "totalLines": window.total, "startLine": window.start, "endLine": last,
+        "content": "".join(chosen), "hasMore": cut,
+    })
+    if cut:
+        result["hint"] = (f"output cut at the size budget after line {last}; continue with "
+                          f"{start_field}={last + 1}")
+    elif window.total == 0:
+        result["hint"] = "the file is empty"
+    return result
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    return 0
+
+
+def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+    if result["isBinary"]:
+        err.write(f"codenav: {result['path']} is a binary file ({result['size']} bytes); not printed\n")
+        return
+    if not verbose:
+        out.write(result["content"])
+        if result.get("hasMore"):
+            err.write(f"codenav: {result['hint']}\n")
+        return
+    lang = result.get("language") or "text"
+    out.write(f"{result['path']} · {lang} · lines {result['startLine']}-{result['endLine']} of {result['totalLines']}\n")
+    numbered = [(result["startLine"] + i, line, False) for i, line in enumerate(text.split_lines(result["content"]))]
+    _target.gutter(numbered, out)
+    if result.get("hint"):
+        out.write(f"hint: {result['hint']}\n")
