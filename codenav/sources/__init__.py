@@ -1,0 +1,1 @@
+"""Where targets come from: one module per source (npm, PyPI, git) plus endpoint discovery."""
