@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# The environment before any test changed it (the live tests restore parts of it).
+ORIGINAL_ENV = dict(os.environ)
 
 # Variables that would let a test see the user's real registries, caches or credentials.
 _ISOLATED = (

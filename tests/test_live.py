@@ -1,0 +1,77 @@
+"""Live smoke test (-m live): real npm and PyPI packages, checked against npm pack / pip download.
+
+Skips cleanly when the registries or the package managers are unreachable. Endpoints come from
+npm's and pip's own configuration, exactly as for a user.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from tests.conftest import ORIGINAL_ENV, run_cli
+
+pytestmark = pytest.mark.live
+
+
+@pytest.fixture
+def real_endpoints(monkeypatch):
+    """Undo the offline isolation: let codenav ask npm and pip as a user's machine would."""
+    monkeypatch.delenv("CODENAV_NO_DISCOVERY", raising=False)
+    for name in ("PIP_CONFIG_FILE", "PIP_INDEX_URL", "npm_config_registry", "NPM_CONFIG_REGISTRY",
+                 "npm_config_userconfig", "NPM_CONFIG_USERCONFIG"):
+        if ORIGINAL_ENV.get(name):
+            monkeypatch.setenv(name, ORIGINAL_ENV[name])
+        else:
+            monkeypatch.delenv(name, raising=False)
+    # npm and pip read the user's config from the real HOME.
+    if ORIGINAL_ENV.get("HOME"):
+        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])
+
+
+def _run(cmd: list[str], cwd, timeout: float = 180) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"{cmd[0]} unavailable or too slow here: {exc}")
+
+
+def test_express_matches_npm_pack(real_endpoints, tmp_path):
+    """codenav's file list of npm:express@4.21.2 equals what `npm pack` downloads."""
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    packed = _run(["npm", "pack", "express@4.21.2", "--json", "--pack-destination", str(tmp_path)], tmp_path)
+    if packed.returncode != 0:
+        pytest.skip(f"the npm registry is unreachable: {packed.stderr.strip()[-200:]}")
+    npm_files = sorted(f["path"] for f in json.loads(packed.stdout)[0]["files"])
+    proc = run_cli("files", "npm:express@4.21.2", "--json", "--wait", "60000", timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["target"] == {"registry": "npm", "name": "express", "version": "4.21.2",
+                                "artifact": "express-4.21.2.tgz"}
+    assert [f["path"] for f in result["files"]] == npm_files
+    read = run_cli("read", "npm:express@4.21.2", "package.json")
+    assert json.loads(read.stdout)["version"] == "4.21.2"
+
+
+def test_requests_matches_pip_download(real_endpoints, tmp_path):
+    """codenav's file list of pypi:requests@2.32.3 equals the wheel `pip download` fetches."""
+    dl = _run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--no-cache-dir",
+               "requests==2.32.3", "-d", str(tmp_path)], tmp_path)
+    if dl.returncode != 0:
+        pytest.skip(f"the package index is unreachable: {dl.stderr.strip()[-200:]}")
+    wheels = list(tmp_path.glob("*.whl"))
+    assert [w.name for w in wheels] == ["requests-2.32.3-py3-none-any.whl"]
+    with zipfile.ZipFile(wheels[0]) as zf:
+        pip_files = sorted(n for n in zf.namelist() if not n.endswith("/"))
+    proc = run_cli("files", "pypi:requests@2.32.3", "--json", "--wait", "60000", timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["target"]["artifact"] == wheels[0].name
+    assert [f["path"] for f in result["files"]] == pip_files

@@ -1,0 +1,300 @@
+"""list_files, read_file and grep_file: SPEC §2.1–§2.5 through the CLI and the shared `run`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from codenav import contract
+from codenav.errors import CodenavError
+from codenav.tools import grep_file, list_files, read_file
+from tests.conftest import run_cli
+from tests.fakes.http import FakeServer
+from tests.fakes.registry import FakeNpm
+
+LONG = "".join(f"line {i} " + "x" * 60 + "\n" for i in range(1, 3001))
+FILES = {
+    "index.js": b"const a = require('./lib/a');\nmodule.exports = a;\n",
+    "lib/a.js": b"// A\nfunction Alpha() {}\nexports.alpha = Alpha;\n",
+    "lib/b.ts": b"export const b = 1;\n",
+    "crlf.txt": b"one\r\ntwo\r\nthree",
+    "empty.txt": b"",
+    "logo.png": b"\x89PNG\r\n\x1a\n\0\0\0data",
+    "latin1.txt": "caf\xe9\n".encode("latin-1"),
+    "big.txt": LONG.encode(),
+    "grep.txt": "".join(f"{'MATCH' if i in (3, 4, 10, 20, 23) else 'other'} {i}\n" for i in range(1, 31)).encode(),
+    "regex.txt": b"a.b*c (x) [y] ^z$ | end\n",
+}
+SPEC = "npm:demo@1.0.0"
+TARGET = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
+
+
+@pytest.fixture(autouse=True)
+def registry(monkeypatch):
+    with FakeServer() as server:
+        fake = FakeNpm(server)
+        fake.publish("demo", "1.0.0", FILES)
+        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
+        yield fake
+
+
+def cli(*args: str):
+    proc = run_cli(*args)
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+
+def err(fn, **args) -> CodenavError:
+    with pytest.raises(CodenavError) as info:
+        fn({**TARGET, **args})
+    return info.value
+
+
+# --- §2.1 dual addressing ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    {**TARGET, "repo_url": "/tmp/x"},
+    {"registry": "npm", "package_name": "demo", "git_ref": "main"},
+    {},
+])
+def test_target_must_be_a_package_xor_a_repository(args):
+    """Both or neither addressing forms are INVALID_ARGUMENT, not retryable."""
+    with pytest.raises(CodenavError) as info:
+        list_files.run(args)
+    assert (info.value.code, info.value.retryable) == ("INVALID_ARGUMENT", False)
+
+
+def test_a_spec_after_repo_url_is_refused_not_taken_as_a_prefix():
+    """In --repo-url mode a first positional like npm:x is an error that says why."""
+    code, out, errout = cli("files", "--repo-url", "/nonexistent", "npm:express")
+    assert code == 1 and out == ""
+    assert "looks like a package spec" in errout
+
+
+def test_bad_spec_registry_is_explained():
+    """An unknown registry prefix gets a message naming the accepted ones."""
+    code, _, errout = cli("files", "cargo:serde")
+    assert code == 1 and "npm, pypi" in errout
+
+
+# --- §2.2 paths -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../x", "lib/../a.js", "lib//a.js", "./index.js", "lib/./a.js",
+                                  "a\0b", "lib\\a.js"])
+def test_paths_must_be_clean_relative_paths(path):
+    """Absolute, dotted, empty-segment, NUL and backslash paths are INVALID_ARGUMENT naming `path`."""
+    e = err(read_file.run, path=path)
+    assert e.code == "INVALID_ARGUMENT" and e.details["field"] == "path"
+
+
+def test_listing_paths_feed_read_and_grep_unchanged():
+    """Every path list_files returns reads and greps as is."""
+    for f in list_files.run(TARGET)["files"]:
+        assert read_file.run({**TARGET, "path": f["path"]})["path"] == f["path"]
+        assert grep_file.run({**TARGET, "path": f["path"], "pattern": "a"})["path"] == f["path"]
+
+
+def test_unknown_file_is_file_not_found_with_a_hint():
+    """A path the target does not ship is FILE_NOT_FOUND with filePath and an action."""
+    e = err(read_file.run, path="lib/c.js")
+    assert e.code == "FILE_NOT_FOUND" and e.details["filePath"] == "lib/c.js"
+    assert "list_files" in e.details["action"]
+
+
+# --- §2.5 list_files --------------------------------------------------------------------------
+
+def test_list_is_sorted_with_size_language_and_type():
+    """Entries are sorted by path and carry size, language and fileType."""
+    files = list_files.run(TARGET)["files"]
+    assert [f["path"] for f in files] == sorted(FILES)
+    by = {f["path"]: f for f in files}
+    assert by["lib/b.ts"] == {"path": "lib/b.ts", "size": 20, "language": "TypeScript", "fileType": "source"}
+    assert by["logo.png"]["fileType"] == "binary"
+    assert by["empty.txt"]["size"] == 0
+
+
+def test_plain_list_is_bare_paths_and_verbose_has_columns():
+    """Plain output is one path per line; --verbose adds a header and columns."""
+    code, out, errout = cli("files", SPEC, "lib")
+    assert (code, out, errout) == (0, "lib/a.js\nlib/b.ts\n", "")
+    code, out, _ = cli("files", SPEC, "lib", "--verbose")
+    assert out.splitlines()[0] == "npm:demo@1.0.0 · 2 files"
+    assert out.splitlines()[1].split() == [str(len(FILES["lib/a.js"])), "source", "JavaScript", "lib/a.js"]
+
+
+def test_prefix_is_literal_and_a_glob_gets_a_hint_on_stderr():
+    """'*.ts' matches nothing; plain mode says why on stderr and keeps stdout empty."""
+    code, out, errout = cli("files", SPEC, "*.ts")
+    assert (code, out) == (0, "")
+    assert "not a glob" in errout
+    result = list_files.run({**TARGET, "path_prefix": "*.ts"})
+    assert result["files"] == [] and "not a glob" in result["hint"]
+    assert result["filter"] == {"pathPrefix": "*.ts"}
+
+
+def test_prefix_matches_whole_directories():
+    """'li' does not match lib/: the prefix is a directory, not a string start."""
+    assert list_files.run({**TARGET, "path_prefix": "li"})["files"] == []
+    assert [f["path"] for f in list_files.run({**TARGET, "path_prefix": "lib/"})["files"]] == ["lib/a.js", "lib/b.ts"]
+
+
+def test_filter_echoes_only_what_the_caller_gave():
+    """No prefix given: no filter key in the result."""
+    assert "filter" not in list_files.run(TARGET)
+
+
+# --- §2.3 read_file ---------------------------------------------------------------------------
+
+def test_plain_read_is_the_bytes_verbatim():
+    """CRLF and a missing final newline survive plain output byte for byte."""
+    proc = run_cli("read", SPEC, "crlf.txt")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"one\r\ntwo\r\nthree", b"")
+
+
+def test_verbose_read_has_header_and_gutter():
+    """--verbose prints `path · language · lines N-M of T` and a right-aligned gutter."""
+    code, out, _ = cli("read", SPEC, "lib/a.js", "--lines", "2-3", "--verbose")
+    assert out == ("lib/a.js · JavaScript · lines 2-3 of 3\n"
+                   "2 | function Alpha() {}\n"
+                   "3 | exports.alpha = Alpha;\n")
+
+
+@pytest.mark.parametrize("spec,expected", [("2-3", "function Alpha() {}\nexports.alpha = Alpha;\n"),
+                                           ("2-", "function Alpha() {}\nexports.alpha = Alpha;\n"),
+                                           ("-1", "// A\n"), ("3-99", "exports.alpha = Alpha;\n")])
+def test_line_ranges(spec, expected):
+    """N-M, N-, -M are inclusive and 1-based; a range past EOF is clipped."""
+    assert cli("read", SPEC, "lib/a.js", "--lines", spec)[1] == expected
+
+
+def test_start_past_eof_states_the_line_count():
+    """A start beyond the end is INVALID_ARGUMENT carrying lineCount."""
+    e = err(read_file.run, path="lib/a.js", start_line=4)
+    assert e.code == "INVALID_ARGUMENT" and e.details["lineCount"] == 3 and "3 lines" in e.message
+
+
+@pytest.mark.parametrize("path", ["logo.png", "latin1.txt"])
+def test_binary_files_have_no_content(path):
+    """NUL or invalid UTF-8: isBinary true, content absent, size given; plain prints nothing."""
+    result = read_file.run({**TARGET, "path": path})
+    assert result["isBinary"] is True and "content" not in result and result["size"] == len(FILES[path])
+    code, out, errout = cli("read", SPEC, path)
+    assert (code, out) == (0, "") and "binary" in errout
+
+
+def test_empty_file_is_reported_as_empty():
+    """An empty file is a success with no lines, not an error."""
+    result = read_file.run({**TARGET, "path": "empty.txt"})
+    assert (result["content"], result["totalLines"], result["hint"]) == ("", 0, "the file is empty")
+    assert cli("read", SPEC, "empty.txt")[:2] == (0, "")
+
+
+def test_json_read_is_cut_at_the_budget_with_a_continuation_hint():
+    """--json stops at 2000 lines / 50 KiB with hasMore and the next start line; plain is whole."""
+    code, out, _ = cli("read", SPEC, "big.txt", "--json")
+    result = json.loads(out)
+    assert result["hasMore"] is True and len(out.encode()) <= 52 * 1024
+    nxt = result["endLine"] + 1
+    assert f"start_line={nxt}" in result["hint"]
+    follow = read_file.run({**TARGET, "path": "big.txt", "start_line": nxt})
+    assert follow["content"].startswith(f"line {nxt} ")
+    assert cli("read", SPEC, "big.txt")[1] == LONG
+
+
+# --- §2.4 grep_file ---------------------------------------------------------------------------
+
+def test_grep_is_case_insensitive_and_literal():
+    """`alpha` finds Alpha; regex metacharacters match themselves."""
+    assert cli("grep", SPEC, "alpha", "lib/a.js")[1] == "function Alpha() {}\nexports.alpha = Alpha;\n"
+    assert cli("grep", SPEC, "(x) [y] ^z$ |", "regex.txt")[1] == "a.b*c (x) [y] ^z$ | end\n"
+    assert cli("grep", SPEC, "a.*c", "regex.txt")[0] == 1
+
+
+def test_grep_exit_codes_follow_grep_in_plain_and_json():
+    """0 on a match, 1 on none, 2 on an error, with or without --json."""
+    assert cli("grep", SPEC, "alpha", "lib/a.js")[0] == 0
+    assert cli("grep", SPEC, "zzz", "lib/a.js")[0] == 1
+    assert cli("grep", SPEC, "zzz", "lib/a.js", "--json")[0] == 1
+    assert cli("grep", SPEC, "zzz", "nope.js")[0] == 2
+    code, out, _ = cli("grep", SPEC, "zzz", "nope.js", "--json")
+    assert code == 2 and json.loads(out)["error"]["code"] == "FILE_NOT_FOUND"
+
+
+def test_grep_context_merges_touching_blocks_and_separates_others():
+    """Matches 3,4,10,20,23 with -C2: 3-4 merge, 20/23 touch and merge, `--` between blocks."""
+    out = cli("grep", SPEC, "match", "grep.txt", "--context", "2")[1]
+    expected = [f"{'MATCH' if i in (3, 4, 10, 20, 23) else 'other'} {i}" for i in
+                [*range(1, 7), "--", *range(8, 13), "--", *range(18, 26)]]
+    expected = ["--" if "--" in e else e for e in expected]
+    assert out.splitlines() == expected
+
+
+@pytest.mark.parametrize("matches,context,expected", [
+    ([10, 3, 4], 0, [(3, 4), (10, 10)]),         # unsorted matches; adjacent lines merge
+    ([5, 7], 1, [(4, 8)]),                       # a match inside another's context: one block
+    ([2, 6], 1, [(1, 3), (5, 7)]),               # a gap of one line keeps two blocks
+    ([2, 5], 1, [(1, 6)]),                       # contexts that touch merge
+    ([1, 30], 3, [(1, 4), (27, 30)]),            # clipped at both ends
+    ([4, 4], 0, [(4, 4)]),                       # duplicates collapse
+])
+def test_block_merging(matches, context, expected):
+    """Blocks follow grep -C: overlapping or touching ranges merge, never duplicating a line."""
+    assert grep_file._blocks(matches, context, 30) == expected
+
+
+def test_verbose_grep_marks_matches_in_a_gutter():
+    """--verbose prints a header, a numbered gutter and `>` on matching lines."""
+    out = cli("grep", SPEC, "alpha", "lib/a.js", "-C", "1", "--verbose")[1]
+    assert out == ("lib/a.js · 2 matching lines of 3\n"
+                   " 1 | // A\n"
+                   ">2 | function Alpha() {}\n"
+                   ">3 | exports.alpha = Alpha;\n")
+
+
+@pytest.mark.parametrize("pattern", [r"\bfoo", r"\d+", r"foo\.bar", r"[a-z]+", r"[^x]", "(?=x)", "(?<!x)",
+                                     "(?P<n>x)", "(?i)foo", r"x{2,3}", "[[:alpha:]]", r"\(x\)"])
+def test_regex_signals_get_a_literal_nudge_on_stderr(pattern):
+    """A no-match pattern carrying deliberate regex syntax gets one nudge line on stderr."""
+    code, out, errout = cli("grep", SPEC, pattern, "lib/a.js")
+    assert (code, out) == (1, "")
+    assert "literally" in errout and len(errout.splitlines()) == 1
+
+
+@pytest.mark.parametrize("pattern", ["foo.bar", "a*", "x?", "^start", "end$", "a|b", "f()", "arr[0]", "{}"])
+def test_common_code_characters_are_not_regex_signals(pattern):
+    """Bare . * ? ^ $ | () and indexing brackets are code, not regex: no nudge."""
+    assert not grep_file.looks_like_regex(pattern)
+    assert cli("grep", SPEC, pattern, "lib/b.ts")[2] == ""
+
+
+def test_the_semantics_sentence_is_shared_verbatim():
+    """One sentence in the MCP tool description, the MCP pattern description and the CLI help."""
+    spec = contract.tool_spec("grep_file")
+    assert grep_file.SEMANTICS in spec["description"]
+    assert spec["inputSchema"]["properties"]["pattern"]["description"] == grep_file.SEMANTICS
+    help_text = " ".join(cli("grep", "--help")[1].split())
+    assert " ".join(grep_file.SEMANTICS.split()) in help_text
+
+
+@pytest.mark.parametrize("args,field", [({"pattern": "", "path": "a"}, "pattern"),
+                                        ({"pattern": "x" * 1001, "path": "a"}, "pattern"),
+                                        ({"pattern": "a\nb", "path": "a"}, "pattern"),
+                                        ({"pattern": "a", "path": "a", "context": -1}, "context"),
+                                        ({"pattern": "a", "path": "a", "context": 10**9}, "context")])
+def test_bad_grep_arguments_name_the_field(args, field):
+    """Empty, huge or multi-line patterns and bad contexts are INVALID_ARGUMENT naming the field."""
+    e = err(grep_file.run, **args)
+    assert (e.code, e.details["field"]) == ("INVALID_ARGUMENT", field)
+
+
+def test_results_validate_against_their_output_schemas():
+    """Every success result of the three tools fits its outputSchema."""
+    for name, fn, args in [("list_files", list_files.run, {}), ("read_file", read_file.run, {"path": "big.txt"}),
+                           ("read_file", read_file.run, {"path": "logo.png"}),
+                           ("grep_file", grep_file.run, {"path": "grep.txt", "pattern": "match", "context": 1})]:
+        contract.validator(name, "outputSchema").validate(fn({**TARGET, **args}))
+
+
+def test_version_flag():
+    """codenav --version prints the version."""
+    assert cli("--version")[1].startswith("codenav ")
