@@ -181,7 +181,12 @@ def _read_body(resp: Any, deadline: _Deadline) -> Iterator[bytes]:
     while True:
         left = deadline.remaining()
         if sock is not None:
-            sock.settimeout(left)
+            try:
+                sock.settimeout(left)
+            except OSError:
+                # http.client closes the socket once the declared body is complete; the next
+                # read then returns b"" without touching it.
+                sock = None
         try:
             chunk = raw.read1(256 * 1024) if hasattr(raw, "read1") else raw.read(64 * 1024)
         except urllib3.exceptions.ReadTimeoutError:
