@@ -67,6 +67,7 @@ class Entry:
         self.path = path
         self._manifest: dict[str, Any] | None = None
         self._index: dict[str, list] | None = None
+        self.echo: dict[str, Any] | None = None  # per-request echo (git: the ref asked for)
 
     @property
     def manifest(self) -> dict[str, Any]:
@@ -82,7 +83,7 @@ class Entry:
 
     @property
     def target(self) -> dict[str, Any]:
-        return self.manifest["target"]
+        return self.echo if self.echo is not None else self.manifest["target"]
 
     def files(self) -> list[list]:
         """Rows ``[path, size, language, fileType, isBinary, link]`` sorted by path."""
@@ -200,8 +201,11 @@ def open_target(target: Target, wait_ms: int) -> Entry:
         url = git.check_url(target.repo_url)
         commit = git.resolve(url, target.git_ref)
         alias = f"git|{url}|{commit}"
-        found = _entry(git_key(url, commit))
         job = {"kind": "git", "repo_url": url, "git_ref": target.git_ref, "commit": commit}
+        found = _entry(git_key(url, commit)) or _index_and_wait({**job, "alias": alias}, wait_ms)
+        # One entry per commit serves every ref naming it: echo the ref this request used.
+        found.echo = {"repoUrl": git.redact(url), "gitRef": target.git_ref, "commit": commit}
+        return found
     else:
         alias, ttl = alias_of(target)
         found = _read_alias(alias)
@@ -344,10 +348,12 @@ def _build_locked(job: dict[str, Any]) -> str:
         key = git_key(job["repo_url"], job["commit"])
         if _entry(key) is not None:
             return key
-        target_echo = {"repoUrl": job["repo_url"], "gitRef": job.get("git_ref"), "commit": job["commit"]}
+        # A token embedded in the URL must never come back out in a result (SPEC §3).
+        target_echo = {"repoUrl": git.redact(job["repo_url"]), "gitRef": job.get("git_ref"),
+                       "commit": job["commit"]}
 
         def fetch(download: Path) -> None:
-            git.export(job["repo_url"], job["commit"], download)
+            git.export(job["repo_url"], job["commit"], download, ref=job.get("git_ref"))
 
         _publish(key, target_echo, fetch, fmt="tar", strip=0, prefix=None, limits=limits)
         return key
