@@ -20,19 +20,17 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import hashlib
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from .errors import CodenavError
-from .targets import GitTarget, Target, git_key
+from .targets import GitTarget, Target, git_key, short_hash
 
 MANIFEST_VERSION = 1
 RESOLVE_TTL = 300.0  # seconds a "latest"/dist-tag resolution is reused (npm caches packuments 5 min too)
@@ -143,8 +141,7 @@ def _entry(key: str) -> Entry | None:
 
 # --- aliases: request -> entry --------------------------------------------------------------
 
-def _hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+_hash = short_hash
 
 
 def alias_of(target: Target) -> tuple[str, float | None]:
@@ -238,7 +235,9 @@ def _busy(alias: str) -> bool:
         return False
 
 
-def _spawn(job: dict[str, Any], deadline: float) -> subprocess.Popen:
+def _spawn(job: dict[str, Any], deadline: float) -> Any:
+    import subprocess
+
     package_parent = str(Path(__file__).resolve().parent.parent)
     env = dict(os.environ)
     env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -261,6 +260,8 @@ def _progress_wanted() -> bool:
 
 
 def _index_and_wait(job: dict[str, Any], wait_ms: int) -> Entry:
+    import subprocess
+
     alias = job["alias"]
     start = time.monotonic()
     deadline = start + wait_ms / 1000.0

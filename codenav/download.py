@@ -52,7 +52,7 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
     what = "the npm registry" if artifact.registry == "npm" else "the Python package index"
     with open(dest, "wb") as sink:
         resp = net.request(
-            "GET", artifact.url, what=what, headers=dict(artifact.headers), redirects="https",
+            "GET", artifact.url, what=what, headers=dict(artifact.headers or {}), redirects="https",
             timeout=net.timeout_from_env("CODENAV_DOWNLOAD_TIMEOUT", 600.0), max_bytes=limit,
             sink=sink, on_chunk=on_chunk, too_large=too_large,
         )

@@ -7,10 +7,8 @@ repository (``repo_url`` [+ ``git_ref``]). The CLI spells the first as
 
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import CodenavError, invalid
 
@@ -22,15 +20,13 @@ _PYPI_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_!-]*$")
 
 
-@dataclass(frozen=True)
-class PackageTarget:
+class PackageTarget(NamedTuple):
     registry: str
     name: str  # npm: as given; pypi: PEP 503-normalised
     version: str | None
 
 
-@dataclass(frozen=True)
-class GitTarget:
+class GitTarget(NamedTuple):
     repo_url: str
     git_ref: str | None
 
@@ -38,8 +34,7 @@ class GitTarget:
 Target = PackageTarget | GitTarget
 
 
-@dataclass(frozen=True)
-class Artifact:
+class Artifact(NamedTuple):
     """One downloadable, hash-pinned artifact: what a package target resolves to."""
 
     registry: str
@@ -52,7 +47,7 @@ class Artifact:
     fmt: str  # tar | zip
     strip_components: int = 0
     required_prefix: str | None = None
-    headers: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    headers: dict[str, str] | None = None  # auth for the download; never part of the identity
 
     @property
     def key(self) -> str:
@@ -67,8 +62,17 @@ def _safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._+-]", "_", text)[:100]
 
 
+def short_hash(text: str) -> str:
+    """A stable 32-hex-digit name for a string (cache file names)."""
+    try:  # the builtin module loads in microseconds; hashlib pulls in OpenSSL (warm path)
+        from _sha256 import sha256
+    except ImportError:
+        from hashlib import sha256
+    return sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
 def git_key(repo_url: str, commit: str) -> str:
-    return f"git/{hashlib.sha256(repo_url.encode()).hexdigest()[:16]}/{commit}"
+    return f"git/{short_hash(repo_url)[:16]}/{commit}"
 
 
 def pep503(name: str) -> str:

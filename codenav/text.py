@@ -7,7 +7,6 @@ feeds and more). A trailing newline ends the last line; it does not start a new 
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass
 
 from .errors import CodenavError, invalid
 
@@ -54,11 +53,16 @@ def parse_range(spec: str, field: str = "lines") -> tuple[int | None, int | None
     return start, end
 
 
-@dataclass
 class Window:
-    start: int  # first line shown (1-based); for an empty file 0
-    end: int  # last line shown; 0 when nothing is shown
-    total: int
+    """A checked line range: first and last line shown (1-based; 0 for an empty file), total."""
+
+    __slots__ = ("start", "end", "total")
+
+    def __init__(self, start: int, end: int, total: int) -> None:
+        self.start, self.end, self.total = start, end, total
+
+    def __repr__(self) -> str:
+        return f"Window({self.start}, {self.end}, {self.total})"
 
 
 def select(total: int, start: int | None, end: int | None, *, path: str) -> Window:

@@ -43,6 +43,7 @@ def run_cli(*args: str, env: dict[str, str] | None = None, input: bytes | None =
     """Run ``python -m codenav ARGS`` in a subprocess with the test's environment."""
     full_env = dict(os.environ)
     full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
+    full_env.pop("PYTHONDONTWRITEBYTECODE", None)  # reuse compiled modules across the many CLI runs
     if env:
         full_env.update(env)
     return subprocess.run(

@@ -11,10 +11,8 @@ Auth tokens found in .npmrc are attached to requests but never echoed anywhere.
 
 from __future__ import annotations
 
-import configparser
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -98,6 +96,8 @@ def npm_auth_headers(url: str) -> dict[str, str]:
 
 
 def _ask_npm() -> str | None:
+    import subprocess
+
     try:
         out = subprocess.run(
             ["npm", "config", "get", "registry"], capture_output=True, text=True,
@@ -124,6 +124,8 @@ def _pip_config_files() -> list[Path]:
 
 
 def _pip_config_index() -> str | None:
+    import configparser
+
     found = None
     for path in _pip_config_files():  # later files override earlier ones, as in pip
         parser = configparser.RawConfigParser()
@@ -150,6 +152,8 @@ def pypi_index() -> str:
 def _ask_pip() -> str | None:
     # pip has no public command that prints its built-in default index, so ask the pip of
     # this interpreter for the constant it uses itself (see docs/decisions.md).
+    import subprocess
+
     code = "from pip._internal.models.index import PyPI; print(PyPI.simple_url)"
     try:
         out = subprocess.run(
