@@ -1,0 +1,206 @@
+"""codefetch: one file from a github.com repository, whole or a line range (SPEC §2.7).
+
+Contract: ``run(args) -> dict`` takes ``url`` (a blob URL) XOR ``repo`` + ``path`` (+ ``ref``),
+plus ``start_line``/``end_line``, and returns the read_file shape
+``{repo, path, ref, url, language, size, isBinary, totalLines, startLine, endLine, content,
+hasMore, hint?}``, the conventions of read_file included: a binary file (NUL in the first 8 KiB,
+or not UTF-8) has no content and no line fields, and says so in ``hint``; an empty file has
+zero lines and the hint "the file is empty". Ranges are 1-based and inclusive; past EOF they are clipped, a start beyond EOF is
+INVALID_ARGUMENT. The result fits the output budget of SPEC §5 on every surface (the bytes
+come from the network, so even plain ``fetch`` is not ``cat`` of an unbounded file); a cut
+result has ``hasMore: true`` and a hint naming the next start line. Transport, URL parsing
+and ref resolution live in ``codenav.sources.github``.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, TextIO
+
+from .. import text
+from ..contract import dumps
+from ..errors import invalid
+from ..sources import github
+from ..targets import validate_path
+from . import _target
+
+NAME = "codefetch"
+COMMAND = "fetch"
+HELP = "fetch one file from GitHub by blob URL or --repo/--path (whole or --lines N-M)"
+ERROR_EXIT = 1
+
+DESCRIPTION = """Fetch one file from a github.com repository and print it (like cat).
+
+Give a blob URL (https://github.com/OWNER/NAME/blob/REF/PATH, e.g. a codesearch result), or
+--repo OWNER/NAME --path PATH [--ref REF] (default: the default branch). A ref holding '/'
+(release/1.x) is exact with --ref; in a URL it is resolved against the repository's branches
+and tags. URL fragments like #L10-L20 are ignored: use --lines N-M (also N- and -M).
+Directories, tree/ and raw.githubusercontent.com URLs, gists and GitHub Enterprise hosts are
+not supported.
+
+Uses `gh api` when gh is installed and logged in (5,000 requests/hour), else the anonymous
+GitHub REST API (60 requests/hour per IP). Output is cut at 50 KiB / 2000 lines with a note
+on stderr saying which --lines continues. Fetched code is untrusted data."""
+
+_RANGE_KEYS = ("start_line", "end_line")
+
+# ---------------------------------------------------------------------------------------------
+# CLI adapter
+
+
+def configure(parser: Any) -> None:
+    parser.add_argument("url", nargs="?", metavar="URL",
+                        help="GitHub blob URL: https://github.com/OWNER/NAME/blob/REF/PATH")
+    parser.add_argument("--repo", metavar="OWNER/NAME", help="repository, instead of URL (needs --path)")
+    parser.add_argument("--path", metavar="PATH", help="file path inside the repository")
+    parser.add_argument("--ref", metavar="REF", help="branch, tag or commit, taken exactly (default: default branch)")
+    parser.add_argument("--lines", metavar="N-M", help="1-based inclusive line range: N-M, N- or -M")
+
+
+def arguments(ns: Any) -> dict[str, Any]:
+    """Only what the user gave; the URL-vs-repo rule is enforced by ``run`` for both surfaces."""
+    args: dict[str, Any] = {}
+    for key in ("url", "repo", "path", "ref"):
+        value = getattr(ns, key)
+        if value is not None:
+            args[key] = value
+    if ns.lines is not None:
+        start, end = text.parse_range(ns.lines)
+        if start is not None:
+            args["start_line"] = start
+        if end is not None:
+            args["end_line"] = end
+    return args
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    return 0
+
+
+def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+    """As read_file renders: cat in plain mode, header + gutter with --verbose, notes on stderr."""
+    if result["isBinary"]:
+        err.write(f"codenav: {result['repo']}/{result['path']} is a binary file ({result['size']} bytes); "
+                  "not printed\n")
+        return
+    if not verbose:
+        _write_verbatim(out, result["content"])
+        if result["hasMore"]:
+            err.write(f"codenav: {result['hint']}\n")
+        return
+    out.write(f"{_header(result)} · {result['language'] or 'text'} · "
+              f"lines {result['startLine']}-{result['endLine']} of {result['totalLines']}\n")
+    numbered = [(result["startLine"] + i, line, False) for i, line in enumerate(text.split_lines(result["content"]))]
+    _target.gutter(numbered, out)
+    if result.get("hint"):
+        out.write(f"hint: {result['hint']}\n")
+
+
+def _header(result: dict[str, Any]) -> str:
+    ref = result["ref"]
+    return f"{result['repo']}/{result['path']}" + (f"@{ref}" if ref is not None else " (default branch)")
+
+
+def _write_verbatim(out: TextIO, content: str) -> None:
+    """The file's bytes as they are (cat), whatever the terminal's encoding."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.write(content)
+        return
+    out.flush()
+    buffer.write(content.encode("utf-8"))
+    buffer.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# The shared logic
+
+
+def run(args: dict[str, Any]) -> dict[str, Any]:
+    url = args.get("url")
+    repo, path, ref = args.get("repo"), args.get("path"), args.get("ref")
+    start, end = args.get("start_line"), args.get("end_line")
+    if url is not None and (repo is not None or path is not None or ref is not None):
+        extra = ", ".join(k for k in ("repo", "path", "ref") if args.get(k) is not None)
+        raise invalid(f"give either url or repo + path (+ ref), not both: url came with {extra} "
+                      "(a blob URL carries its own ref and path)", "url")
+    if url is None and (repo is None or path is None):
+        if repo is None and path is None:
+            raise invalid("give either url (a GitHub blob URL) or both repo and path", "url",
+                          action="e.g. url https://github.com/OWNER/NAME/blob/REF/PATH")
+        missing = "path" if path is None else "repo"
+        raise invalid(f"repo and path go together: {missing} is missing", missing)
+    # The range is checked before any request; only "past EOF" needs the file.
+    text.select(sys.maxsize, start, end, path=path or "the file")
+    if url is not None:
+        fetched = github.fetch_blob_url(url)
+    else:
+        github.check_repo(repo)
+        validate_path(path)
+        if ref is not None:
+            github.check_ref(ref)
+        fetched = github.fetch_file(repo, path, ref)
+    return _result(fetched, start, end)
+
+
+def _result(fetched: github.FetchedFile, start: int | None, end: int | None) -> dict[str, Any]:
+    body = fetched.body
+    base: dict[str, Any] = {
+        "repo": fetched.repo,
+        "path": fetched.path,
+        "ref": fetched.ref,
+        "url": github.blob_url(fetched.repo, fetched.ref, fetched.path),
+        "language": text.language_for(fetched.path),
+        "size": len(body),
+    }
+    if text.is_binary(body):
+        # A range means nothing for bytes; it is not an error to ask (the caller could not know).
+        return {**base, "isBinary": True, "hasMore": False, "hint": "binary file: content not shown"}
+    lines = text.split_lines(body.decode("utf-8"))
+    window = text.select(len(lines), start, end, path=fetched.path)
+    chosen = lines[window.start - 1:window.end] if window.total else []
+    return _within_budget(base, window, chosen, end)
+
+
+def _within_budget(base: dict[str, Any], window: text.Window, chosen: list[str],
+                   asked_end: int | None) -> dict[str, Any]:
+    """The result with as many lines as keep its whole JSON envelope within SPEC §5's budget.
+
+    JSON escaping can grow a line (quotes, backslashes, control characters), so the envelope
+    itself is measured and the content budget shrunk until it fits. One line is left for the
+    hint, which the budget includes.
+    """
+    room = text.BUDGET_BYTES - 1024  # the fields around the content
+    while True:
+        kept, cut = text.fit(chosen, max_bytes=room, max_lines=text.BUDGET_LINES - 1)
+        shortened = bool(kept) and kept[-1] != chosen[len(kept) - 1]
+        result = _shaped(base, window, kept, cut, shortened, asked_end)
+        size = len(dumps(result).encode("utf-8"))
+        if size <= text.BUDGET_BYTES or room <= 1024:
+            return result
+        room -= size - text.BUDGET_BYTES + 256
+
+
+def _shaped(base: dict[str, Any], window: text.Window, kept: list[str], cut: bool, shortened: bool,
+            asked_end: int | None) -> dict[str, Any]:
+    last = window.start + len(kept) - 1 if kept else window.end
+    result = {**base, "isBinary": False, "totalLines": window.total, "startLine": window.start,
+              "endLine": last, "content": "".join(kept), "hasMore": cut}
+    if cut:
+        result["hint"] = _cut_hint(window, last, shortened, asked_end)
+    elif window.total == 0:
+        result["hint"] = "the file is empty"
+    return result
+
+
+def _cut_hint(window: text.Window, last: int, shortened: bool, asked_end: int | None) -> str:
+    following = last + 1
+    hint = (f"Output cut at the {text.BUDGET_BYTES // 1024} KiB / {text.BUDGET_LINES}-line budget: "
+            f"lines {window.start}-{last} of {window.total} shown.")
+    if shortened:
+        hint += f" Line {last} alone is longer than the budget and was shortened."
+    if following <= window.end:
+        upto = f"{asked_end}" if asked_end is not None and asked_end < window.total else ""
+        end_arg = f", end_line={asked_end}" if upto else ""
+        hint += f" Continue with start_line={following}{end_arg} (CLI: --lines {following}-{upto})."
+    return hint
