@@ -1,0 +1,191 @@
+"""Interop: the TypeScript SDK client and the Inspector CLI drive ``python -m codenav mcp``.
+
+Both only know the handshake era (TS SDK 1.32.2 always initializes at 2025-11-25) and are
+strict where the Python client is lenient: ping must be exactly ``{}``, error envelopes
+admit no extra keys, and ``structuredContent`` is checked against ``outputSchema`` even on
+``isError`` results. The packages are installed with npm into a cache directory outside the
+repository (``CODENAV_TEST_NODE_DIR``, default /tmp/codenav-test-node); without node, npm or
+the npm registry these tests skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codenav import __version__, tools
+from tests.conftest import ROOT
+from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
+from tests.fakes.http import Reply
+
+pytestmark = pytest.mark.live
+
+PACKAGES = {"@modelcontextprotocol/sdk": "1.32.2", "@modelcontextprotocol/inspector-cli": "1.0.3"}
+HIT = hit_text("acme/widgets", "src/app.ts", [(7, ["export const answer = 42;"])])
+
+
+def _installed(prefix: Path) -> bool:
+    for name, version in PACKAGES.items():
+        manifest = prefix / "node_modules" / name / "package.json"
+        try:
+            if json.loads(manifest.read_text(encoding="utf-8")).get("version") != version:
+                return False
+        except (OSError, ValueError):
+            return False
+    return True
+
+
+@pytest.fixture(scope="module")
+def node_dir() -> Path:
+    """The npm prefix holding the pinned TS SDK and Inspector CLI (installed once, reused)."""
+    if not (shutil.which("node") and shutil.which("npm")):
+        pytest.skip("node and npm are needed for the TS SDK interop tests")
+    prefix = Path(os.environ.get("CODENAV_TEST_NODE_DIR", "/tmp/codenav-test-node"))
+    if not _installed(prefix):
+        prefix.mkdir(parents=True, exist_ok=True)
+        if not (prefix / "package.json").exists():
+            (prefix / "package.json").write_text('{"name": "codenav-test-node", "private": true}\n')
+        env = dict(os.environ, npm_config_cache=str(prefix / ".npm-cache"))
+        specs = [f"{name}@{version}" for name, version in PACKAGES.items()]
+        try:
+            done = subprocess.run(["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", *specs],
+                                  capture_output=True, env=env, timeout=300, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            pytest.skip("npm install timed out (is the npm registry reachable?)")
+        if done.returncode != 0 or not _installed(prefix):
+            pytest.skip(f"npm install failed: {done.stderr.decode(errors='replace')[-300:]}")
+    return prefix
+
+
+@pytest.fixture
+def grepapp() -> Iterator[FakeGrepApp]:
+    """A fake grep.app that finds one hit for any query."""
+    with FakeGrepApp() as server:
+        server.answer(json_reply(result([HIT])))
+        yield server
+
+
+# Drives one session through the TS SDK Client and prints what it saw as one JSON object.
+_TS_SCRIPT = r"""
+import { pathToFileURL } from "node:url";
+const [sdk, python, root, upstream] = process.argv.slice(2);
+const { Client } = await import(pathToFileURL(`${sdk}/dist/esm/client/index.js`).href);
+const { StdioClientTransport } = await import(pathToFileURL(`${sdk}/dist/esm/client/stdio.js`).href);
+
+const transport = new StdioClientTransport({
+  command: python, args: ["-m", "codenav", "mcp"], cwd: root, stderr: "pipe",
+  env: { PYTHONPATH: root, CODENAV_GREP_APP_URL: upstream, CODENAV_CACHE_DIR: process.env.CODENAV_CACHE_DIR },
+});
+let stderr = "";
+transport.stderr.on("data", (chunk) => { stderr += chunk; });
+const received = [];
+const start = transport.start.bind(transport);
+transport.start = async () => {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => { received.push(message); deliver(message, extra); };
+  return start();
+};
+const client = new Client({ name: "codenav-test", version: "0" });
+const errors = [];
+client.onerror = (error) => errors.push(String(error));
+const out = {};
+await client.connect(transport);
+out.initialize = received.find((m) => m.id === 0)?.result;
+out.tools = (await client.listTools()).tools;
+out.found = await client.callTool({ name: "codesearch", arguments: { query: "answer" } });
+out.invalid = await client.callTool({ name: "codesearch", arguments: { query: "x", bogus: true } });
+try {
+  await client.callTool({ name: "no_such_tool", arguments: {} });
+  out.unknown = null;
+} catch (error) {
+  out.unknown = { code: error.code, message: error.message };
+}
+out.ping = await client.ping();
+out.again = await client.callTool({ name: "codesearch", arguments: { query: "answer" } });
+await client.close();
+out.errors = errors;
+out.stderr = stderr;
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def _run_ts_client(node_dir: Path, tmp_path: Path, upstream: str) -> dict[str, Any]:
+    script = tmp_path / "drive.mjs"
+    script.write_text(_TS_SCRIPT, encoding="utf-8")
+    sdk = node_dir / "node_modules" / "@modelcontextprotocol" / "sdk"
+    done = subprocess.run(["node", str(script), str(sdk), sys.executable, str(ROOT), upstream],
+                          capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    return json.loads(done.stdout)
+
+
+def test_ts_sdk_client_handshakes_lists_and_calls_tools(node_dir: Path, tmp_path: Path,
+                                                         grepapp: FakeGrepApp) -> None:
+    """The TS client (ids from 0, strict schemas) initializes at 2025-11-25, lists the tools,
+    gets results and typed errors, pings, and sees no protocol error on the way."""
+    out = _run_ts_client(node_dir, tmp_path, grepapp.url)
+    assert out["initialize"]["protocolVersion"] == "2025-11-25"
+    assert out["initialize"]["serverInfo"] == {"name": "codenav", "version": __version__}
+    assert [tool["name"] for tool in out["tools"]] == list(tools.REGISTRY)
+    assert out["found"]["isError"] is False
+    assert out["found"]["structuredContent"]["results"][0]["repo"] == "acme/widgets"
+    # The error envelope passes the client's outputSchema check (it validates on isError too).
+    assert out["invalid"]["isError"] is True
+    assert out["invalid"]["structuredContent"]["error"]["code"] == "INVALID_ARGUMENT"
+    assert out["unknown"]["code"] == -32602
+    assert out["ping"] == {}
+    assert out["again"]["isError"] is False
+    assert out["errors"] == []
+    assert out["stderr"] == ""
+
+
+def _inspector(node_dir: Path, upstream: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+    # Inspector CLI 1.0.3 finds its own package.json relative to the working directory, so it
+    # runs from its build folder; it forwards the whole environment to the server.
+    build = node_dir / "node_modules" / "@modelcontextprotocol" / "inspector-cli" / "build"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CODENAV_GREP_APP_URL=upstream)
+    return subprocess.run(["node", str(build / "index.js"), sys.executable, *args, "--", "-m", "codenav", "mcp"],
+                          cwd=build, env=env, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+def test_inspector_cli_lists_the_tools(node_dir: Path, grepapp: FakeGrepApp) -> None:
+    """`--method tools/list` prints every tool, in registry order."""
+    done = _inspector(node_dir, grepapp.url, "--method", "tools/list")
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    assert [tool["name"] for tool in json.loads(done.stdout)["tools"]] == list(tools.REGISTRY)
+
+
+def test_inspector_cli_calls_a_tool(node_dir: Path, grepapp: FakeGrepApp) -> None:
+    """`--method tools/call` with a string argument coerced from the inputSchema succeeds."""
+    done = _inspector(node_dir, grepapp.url, "--method", "tools/call", "--tool-name", "codesearch",
+                      "--tool-arg", "query=answer")
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    called = json.loads(done.stdout)
+    assert called["isError"] is False
+    assert called["structuredContent"]["results"][0]["path"] == "src/app.ts"
+
+
+def test_inspector_cli_shows_a_tool_error_as_a_result(node_dir: Path, grepapp: FakeGrepApp) -> None:
+    """An upstream failure is an isError result the Inspector prints (exit 0), envelope intact."""
+    grepapp.answer(Reply(503, b"busy"))
+    done = _inspector(node_dir, grepapp.url, "--method", "tools/call", "--tool-name", "codesearch",
+                      "--tool-arg", "query=answer")
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    called = json.loads(done.stdout)
+    assert called["isError"] is True
+    assert called["structuredContent"]["error"]["code"] == "UPSTREAM_ERROR"
+
+
+def test_inspector_cli_reports_an_unknown_tool(node_dir: Path, grepapp: FakeGrepApp) -> None:
+    """An unknown tool is the -32602 protocol error, which the Inspector reports with exit 1."""
+    done = _inspector(node_dir, grepapp.url, "--method", "tools/call", "--tool-name", "no_such_tool")
+    assert done.returncode == 1
+    assert b"-32602" in done.stderr

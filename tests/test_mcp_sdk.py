@@ -1,0 +1,156 @@
+"""Interop: the official MCP Python SDK client drives ``python -m codenav mcp`` (SPEC §7).
+
+Both eras: ``mode='auto'`` probes server/discover and must settle on 2026-07-28,
+``mode='legacy'`` handshakes at 2025-11-25, and a pinned ``mode='2026-07-28'`` sends no
+discover at all. The client validates every result against its own models and every
+``structuredContent`` against the tool's outputSchema, so a passing call is a shape check.
+The SDK passes the server only HOME/PATH/… unless ``env`` is given, so the test's
+environment is passed explicitly.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+mcp = pytest.importorskip("mcp", reason="the MCP Python SDK is a test dependency (pip install 'mcp==2.3.0')")
+
+import anyio  # noqa: E402  (installed with mcp)
+from mcp import Client, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError  # noqa: E402
+
+from codenav import __version__, contract, tools  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
+from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result  # noqa: E402
+
+# What the server needs from the test's (isolated) environment.
+_PASSED = ("CODENAV_CACHE_DIR", "XDG_CONFIG_HOME", "PIP_CONFIG_FILE", "CODENAV_NO_DISCOVERY")
+
+
+HIT = hit_text("acme/widgets", "lib/util.py", [(3, ["def helper():", "    return 42"])])
+
+
+@pytest.fixture
+def grepapp() -> Iterator[FakeGrepApp]:
+    """A fake grep.app that finds one hit for any query."""
+    with FakeGrepApp() as server:
+        server.answer(json_reply(result([HIT])))
+        yield server
+
+
+def _session(mode: str, upstream: str, errlog: Any, problems: list[Any]) -> Client:
+    env = {name: os.environ[name] for name in _PASSED if name in os.environ}
+    env.update(PYTHONPATH=str(ROOT), CODENAV_GREP_APP_URL=upstream)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "codenav", "mcp"], env=env, cwd=str(ROOT))
+
+    async def on_message(message: Any) -> None:
+        if isinstance(message, Exception):  # a line on stdout the client could not parse
+            problems.append(message)
+
+    return Client(stdio_client(params, errlog=errlog), mode=mode, message_handler=on_message)
+
+
+def _drive(mode: str, upstream: str, tmp_path: Path, body: Any) -> None:
+    """Run ``body(client)`` in a session; the server must write nothing unparseable on stdout
+    and nothing at all on stderr."""
+    problems: list[Any] = []
+    errlog_path = tmp_path / "server-stderr.txt"
+
+    async def main() -> None:
+        with errlog_path.open("w") as errlog:
+            async with _session(mode, upstream, errlog, problems) as client:
+                await body(client)
+
+    anyio.run(main)
+    assert problems == []
+    assert errlog_path.read_text() == ""
+
+
+async def _exercise_tools(client: Client) -> None:
+    listing = await client.list_tools()
+    assert [tool.name for tool in listing.tools] == list(tools.REGISTRY)
+    for tool in listing.tools:
+        assert tool.input_schema == contract.tool_spec(tool.name)["inputSchema"]
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+
+    found = await client.call_tool("codesearch", {"query": "return 42"})
+    assert found.is_error is False
+    assert found.structured_content is not None
+    assert found.structured_content["results"][0]["repo"] == "acme/widgets"
+    assert found.content[0].text == contract.dumps(found.structured_content)  # type: ignore[union-attr]
+
+    # A typed error: isError with the envelope in structuredContent.
+    bad = await client.call_tool("codesearch", {"query": "x", "bogus": 1})
+    assert bad.is_error is True
+    assert bad.structured_content is not None
+    assert bad.structured_content["error"]["code"] == "INVALID_ARGUMENT"
+    assert bad.content[0].text == contract.dumps(bad.structured_content)  # type: ignore[union-attr]
+
+    with pytest.raises(MCPError) as unknown:
+        await client.call_tool("no_such_tool", {})
+    assert unknown.value.code == -32602
+
+    # The session keeps working after a tool error and a protocol error.
+    again = await client.call_tool("codesearch", {"query": "helper"})
+    assert again.is_error is False
+    assert [tool.name for tool in (await client.list_tools()).tools] == list(tools.REGISTRY)
+
+
+def test_auto_mode_negotiates_2026_07_28_and_uses_the_tools(grepapp: FakeGrepApp, tmp_path: Path) -> None:
+    """mode='auto': discover succeeds, the era is 2026-07-28, tools list and call, errors
+    come back typed, and the session survives them."""
+    async def body(client: Client) -> None:
+        assert client.protocol_version == "2026-07-28"
+        assert client.server_info is not None
+        assert (client.server_info.name, client.server_info.version) == ("codenav", __version__)
+        assert client.server_capabilities.tools is not None
+        assert "untrusted" in (client.instructions or "")
+        await _exercise_tools(client)
+
+    _drive("auto", grepapp.url, tmp_path, body)
+
+
+def test_legacy_mode_handshakes_at_2025_11_25_and_uses_the_tools(grepapp: FakeGrepApp, tmp_path: Path) -> None:
+    """mode='legacy': initialize answers 2025-11-25, ping works, the same tools behave the same."""
+    async def body(client: Client) -> None:
+        assert client.protocol_version == "2025-11-25"
+        assert client.server_info is not None and client.server_info.name == "codenav"
+        with pytest.warns(MCPDeprecationWarning):  # legacy-only, and still served
+            await client.send_ping()
+        await _exercise_tools(client)
+
+    _drive("legacy", grepapp.url, tmp_path, body)
+
+
+def test_pinned_modern_mode_works_without_discover(grepapp: FakeGrepApp, tmp_path: Path) -> None:
+    """mode='2026-07-28' sends no discover: every request stands on its own envelope."""
+    async def body(client: Client) -> None:
+        assert client.protocol_version == "2026-07-28"
+        result = await client.call_tool("codesearch", {"query": "helper"})
+        assert result.is_error is False
+
+    _drive("2026-07-28", grepapp.url, tmp_path, body)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_client_timeout_cancels_the_call_and_the_session_goes_on(grepapp: FakeGrepApp, tmp_path: Path,
+                                                                    mode: str) -> None:
+    """A call that outlives the client's timeout raises there; the client's
+    notifications/cancelled drops the late response and the next call works."""
+    grepapp.answer(replace(json_reply(result([HIT])), delay=1.5))
+
+    async def body(client: Client) -> None:
+        with pytest.raises(MCPError):
+            await client.call_tool("codesearch", {"query": "slow"}, read_timeout_seconds=0.4)
+        await anyio.sleep(1.5)  # the upstream answers meanwhile; nothing may reach the client
+        listing = await client.list_tools()
+        assert len(listing.tools) == len(tools.REGISTRY)
+
+    _drive(mode, grepapp.url, tmp_path, body)
