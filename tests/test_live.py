@@ -75,3 +75,23 @@ def test_requests_matches_pip_download(real_endpoints, tmp_path):
     result = json.loads(proc.stdout)
     assert result["target"]["artifact"] == wheels[0].name
     assert [f["path"] for f in result["files"]] == pip_files
+
+
+def _readme_examples() -> list[str]:
+    from tests.conftest import ROOT
+
+    text = (ROOT / "README.md").read_text()
+    return [line[2:] for line in text.splitlines() if line.startswith("$ codenav ")]
+
+
+@pytest.mark.parametrize("command", _readme_examples())
+def test_readme_examples_run(real_endpoints, command):
+    """Every `$ codenav ...` example in the README runs and prints something."""
+    import shlex
+
+    args = shlex.split(command)[1:]
+    proc = run_cli(*args, "--wait", "60000", timeout=180)
+    if proc.returncode != 0 and b'"NETWORK"' in run_cli(*args, "--json").stdout:
+        pytest.skip("the registries are unreachable")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip()
