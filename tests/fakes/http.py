@@ -122,7 +122,8 @@ class FakeServer(ThreadingHTTPServer):
         return None
 
     def __enter__(self) -> FakeServer:
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+        # A short poll interval: shutdown() waits for one, and the default 0.5 s adds up.
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
         self._thread.start()
         return self
 
