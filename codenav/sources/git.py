@@ -175,7 +175,9 @@ def export(url: str, commit: str, dest_tar: Path, *, timeout: float | None = Non
         started = True
         with open(dest_tar, "wb") as out:
             _git(
-                [f"--git-dir={work}", "archive", "--format=tar", commit],
+                # The tree, not the commit: a commit adds a pax global header (its id), and
+                # tarfile cannot read that header followed by nothing (an empty tree).
+                [f"--git-dir={work}", "archive", "--format=tar", f"{commit}^{{tree}}"],
                 deadline, f"archive {commit[:12]}", hide, cwd=work, stdout=out,
             )
         done = True

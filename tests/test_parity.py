@@ -1,0 +1,249 @@
+"""Byte parity: `codenav <cmd> --json` prints exactly the MCP text payload, for every tool,
+on success and on every error code the tool can return (SPEC §4, §7)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from codenav import contract
+from tests.conftest import ROOT, run_cli
+from tests.fakes import grepapp
+from tests.fakes.github import FakeGitHub
+from tests.fakes.http import FakeServer, Reply
+from tests.fakes.registry import FakeNpm
+
+GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+
+
+class McpSession:
+    """A raw newline-delimited JSON-RPC session with `python -m codenav mcp`."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.next_id = 0
+        reply = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                            "clientInfo": {"name": "parity", "version": "0"}})
+        assert reply["result"]["protocolVersion"] == "2025-11-25"
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict) -> None:
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict) -> dict:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed stdout"
+            message = json.loads(line)
+            if message.get("id") == self.next_id:
+                return message
+
+    def call(self, tool: str, arguments: dict) -> dict:
+        return self.request("tools/call", {"name": tool, "arguments": arguments})["result"]
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(timeout=10)
+
+
+def _tgz(members: list[tuple[str, bytes]]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """Fake npm, grep.app and GitHub, a git repo, and one MCP server sharing the CLI's env."""
+    base = tmp_path_factory.mktemp("parity")
+    repo = base / "repo"
+    repo.mkdir()
+    for args in (["init", "-q", "-b", "main"], ["commit", "-q", "--allow-empty", "-m", "x"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, env={**os.environ, **GIT_ENV})
+    with FakeServer() as dead:
+        dead_url = dead.url  # closed again below: nobody listens there (NETWORK)
+    with FakeServer() as npm_server, grepapp.FakeGrepApp() as grep, FakeServer() as gh_server:
+        npm = FakeNpm(npm_server)
+        npm.publish("demo", "1.0.0", {
+            "index.js": b"const x = require('x');\nmodule.exports = x;\n", "logo.png": b"\x89PNG\0\0",
+            "empty.txt": b"", "big.txt": "".join(f"row {i} \"quoted\" \\ {'y' * 40}\n" for i in range(4000)).encode(),
+        })
+        npm.publish("tampered", "1.0.0", {"a.js": b"1"})
+        npm.packages["tampered"]["1.0.0"].tarball = npm.packages["demo"]["1.0.0"].tarball
+        npm.publish("evil", "1.0.0", {}, tarball=_tgz([("package/ok.js", b""), ("package/../../escape", b"x")]))
+        npm.publish("huge", "1.0.0", {"zeros.bin": bytes(3 * 1024 * 1024)})
+        npm.publish("slow", "1.0.0", {"a.js": b""})
+        gh_server.route_prefix("GET", "/repos/limited/", lambda h: Reply(429, b'{"message":"slow down"}', {
+            "Content-Type": "application/json", "Retry-After": "60"}))  # before FakeGitHub's catch-all
+        github = FakeGitHub(gh_server)
+        github.add_file("octo/demo", "src/app.py", b"print('hi')\n")
+        github.add_file("octo/demo", "data.bin", b"\0\1\2")
+        github.add_file("octo/demo", "empty.txt", b"")
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "CODENAV_CACHE_DIR": str(base / "cache"),
+               "HOME": str(base), "CODENAV_NPM_REGISTRY": npm.url, "CODENAV_PYPI_INDEX_URL": dead_url + "/simple/",
+               "CODENAV_GREP_APP_URL": grep.url, "CODENAV_GITHUB_API_URL": gh_server.url,
+               "CODENAV_GREP_APP_TIMEOUT": "1", "CODENAV_MAX_FILE_BYTES": str(1024 * 1024),
+               "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "gh").exists())}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        npm.tarball_delay = 0.0
+        session = McpSession(env)
+        yield {"env": env, "mcp": session, "npm": npm, "grep": grep, "repo": str(repo)}
+        session.close()
+
+
+def check(world, tool: str, arguments: dict, argv: list[str], *, code: str | None = None) -> dict:
+    """Call both surfaces; assert byte parity, the error code and the schema; return the payload."""
+    result = world["mcp"].call(tool, arguments)
+    proc = run_cli(*argv, "--json", env=world["env"])
+    text = result["content"][0]["text"]
+    assert proc.stdout.decode("utf-8") == text + "\n"
+    payload = json.loads(text)
+    assert result["structuredContent"] == payload
+    assert result["isError"] is (code is not None)
+    if code is None:
+        contract.validator(tool, "outputSchema").validate(payload)
+    else:
+        contract.validator("error").validate(payload)
+        assert payload["error"]["code"] == code
+        assert proc.returncode == (2 if tool in ("grep_file", "codesearch") else 1)
+    return payload
+
+
+DEMO = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
+
+
+@pytest.mark.parametrize("arguments,argv,code", [
+    (DEMO, ["files", "npm:demo@1.0.0"], None),
+    ({**DEMO, "path_prefix": "*.js"}, ["files", "npm:demo@1.0.0", "*.js"], None),
+    ({"registry": "npm", "package_name": "nope"}, ["files", "npm:nope"], "NOT_FOUND"),
+    ({**DEMO, "version": "9.9.9"}, ["files", "npm:demo@9.9.9"], "VERSION_NOT_FOUND"),
+    ({**DEMO, "path_prefix": "../x"}, ["files", "npm:demo@1.0.0", "../x"], "INVALID_ARGUMENT"),
+    ({"registry": "npm", "package_name": "tampered", "version": "1.0.0"}, ["files", "npm:tampered@1.0.0"],
+     "INTEGRITY_ERROR"),
+    ({"registry": "npm", "package_name": "evil", "version": "1.0.0"}, ["files", "npm:evil@1.0.0"], "UNSAFE_ARCHIVE"),
+    ({"registry": "npm", "package_name": "huge", "version": "1.0.0"}, ["files", "npm:huge@1.0.0"], "TOO_LARGE"),
+    ({"registry": "pypi", "package_name": "anything"}, ["files", "pypi:anything"], "NETWORK"),
+])
+def test_list_files_parity(world, arguments, argv, code):
+    """list_files: success, glob hint and each error code are byte-identical on both surfaces."""
+    check(world, "list_files", arguments, argv, code=code)
+
+
+def test_git_target_parity(world):
+    """Git targets, and an unknown ref (REF_NOT_FOUND), are byte-identical."""
+    check(world, "list_files", {"repo_url": world["repo"]}, ["files", "--repo-url", world["repo"]])
+    check(world, "list_files", {"repo_url": world["repo"], "git_ref": "nope"},
+          ["files", "--repo-url", world["repo"], "--git-ref", "nope"], code="REF_NOT_FOUND")
+
+
+def test_indexing_parity(world):
+    """A cold target with no wait is INDEXING with the same indexingRef on both surfaces."""
+    world["npm"].tarball_delay = 3.0
+    try:
+        payload = check(world, "list_files", {"registry": "npm", "package_name": "slow", "version": "1.0.0",
+                                              "wait_timeout_ms": 0}, ["files", "npm:slow@1.0.0", "--wait", "0"],
+                        code="INDEXING")
+    finally:
+        world["npm"].tarball_delay = 0.0
+    assert payload["error"]["retryable"] is True and payload["error"]["details"]["indexingRef"]
+
+
+@pytest.mark.parametrize("arguments,argv,code", [
+    ({**DEMO, "path": "index.js"}, ["read", "npm:demo@1.0.0", "index.js"], None),
+    ({**DEMO, "path": "index.js", "start_line": 2}, ["read", "npm:demo@1.0.0", "index.js", "--lines", "2-"], None),
+    ({**DEMO, "path": "logo.png"}, ["read", "npm:demo@1.0.0", "logo.png"], None),
+    ({**DEMO, "path": "empty.txt"}, ["read", "npm:demo@1.0.0", "empty.txt"], None),
+    ({**DEMO, "path": "big.txt"}, ["read", "npm:demo@1.0.0", "big.txt"], None),
+    ({**DEMO, "path": "nope.js"}, ["read", "npm:demo@1.0.0", "nope.js"], "FILE_NOT_FOUND"),
+    ({**DEMO, "path": "index.js", "start_line": 9}, ["read", "npm:demo@1.0.0", "index.js", "--lines", "9-"],
+     "INVALID_ARGUMENT"),
+    ({**DEMO, "path": "../x"}, ["read", "npm:demo@1.0.0", "../x"], "INVALID_ARGUMENT"),
+])
+def test_read_file_parity(world, arguments, argv, code):
+    """read_file: whole, range, binary, empty, budget cut and errors are byte-identical."""
+    check(world, "read_file", arguments, argv, code=code)
+
+
+@pytest.mark.parametrize("arguments,argv,code", [
+    ({**DEMO, "path": "index.js", "pattern": "REQUIRE", "context": 1},
+     ["grep", "npm:demo@1.0.0", "REQUIRE", "index.js", "--context", "1"], None),
+    ({**DEMO, "path": "index.js", "pattern": r"\d+"}, ["grep", "npm:demo@1.0.0", r"\d+", "index.js"], None),
+    ({**DEMO, "path": "logo.png", "pattern": "x"}, ["grep", "npm:demo@1.0.0", "x", "logo.png"], None),
+    ({**DEMO, "path": "nope.js", "pattern": "x"}, ["grep", "npm:demo@1.0.0", "x", "nope.js"], "FILE_NOT_FOUND"),
+    ({**DEMO, "path": "index.js", "pattern": "a\nb"}, ["grep", "npm:demo@1.0.0", "a\nb", "index.js"],
+     "INVALID_ARGUMENT"),
+])
+def test_grep_file_parity(world, arguments, argv, code):
+    """grep_file: matches, no match with the regex nudge, binary and errors are byte-identical."""
+    check(world, "grep_file", arguments, argv, code=code)
+
+
+HIT = grepapp.hit_text("octo/demo", "src/app.py", [(3, ["", "  def get(", "Path: x"])])
+
+
+@pytest.mark.parametrize("reply,arguments,argv,code", [
+    (grepapp.sse_reply(grepapp.result([HIT])), {"query": "def get(", "repo": "octo/"},
+     ["search", "def get(", "--repo", "octo/"], None),
+    (grepapp.json_reply(grepapp.result([grepapp.NO_RESULTS])), {"query": "zzz"}, ["search", "zzz"], None),
+    (grepapp.json_reply(grepapp.rpc_error(-32602, "Invalid arguments")), {"query": "x"}, ["search", "x"],
+     "INVALID_ARGUMENT"),
+    (grepapp.json_reply(grepapp.result(["boom"], is_error=True)), {"query": "x"}, ["search", "x"], "UPSTREAM_ERROR"),
+    (Reply(429, b"", {"Retry-After": "30"}), {"query": "x"}, ["search", "x"], "RATE_LIMITED"),
+    (Reply(504, b"Gateway Timeout"), {"query": "x"}, ["search", "x"], "UPSTREAM_ERROR"),
+    (Reply(200, b"<html>", {"Content-Type": "text/html"}), {"query": "x"}, ["search", "x"], "PROTOCOL_ERROR"),
+    (Reply(200, b"{}", delay=2.0), {"query": "x"}, ["search", "x"], "TIMEOUT"),
+    (Reply(302, b"", {"Location": "http://127.0.0.1:1/"}), {"query": "x"}, ["search", "x"], "PROTOCOL_ERROR"),
+    (Reply(200, b"x" * (3 * 1024 * 1024)), {"query": "x"}, ["search", "x"], "TOO_LARGE"),
+    (grepapp.json_reply(grepapp.result([grepapp.NO_RESULTS])), {"query": "AKIAIOSFODNN7EXAMPLE"},
+     ["search", "AKIAIOSFODNN7EXAMPLE"], "INVALID_ARGUMENT"),
+])
+def test_codesearch_parity(world, reply, arguments, argv, code):
+    """codesearch: hits, no results and each upstream failure are byte-identical."""
+    world["grep"].answer(reply)
+    check(world, "codesearch", arguments, argv, code=code)
+
+
+@pytest.mark.parametrize("arguments,argv,code", [
+    ({"repo": "octo/demo", "path": "src/app.py"}, ["fetch", "--repo", "octo/demo", "--path", "src/app.py"], None),
+    ({"url": "https://github.com/octo/demo/blob/main/src/app.py", "start_line": 1, "end_line": 1},
+     ["fetch", "https://github.com/octo/demo/blob/main/src/app.py", "--lines", "1-1"], None),
+    ({"repo": "octo/demo", "path": "data.bin"}, ["fetch", "--repo", "octo/demo", "--path", "data.bin"], None),
+    ({"repo": "octo/demo", "path": "empty.txt"}, ["fetch", "--repo", "octo/demo", "--path", "empty.txt"], None),
+    ({"repo": "octo/demo", "path": "nope.py"}, ["fetch", "--repo", "octo/demo", "--path", "nope.py"],
+     "FILE_NOT_FOUND"),
+    ({"repo": "octo/none", "path": "a.py"}, ["fetch", "--repo", "octo/none", "--path", "a.py"], "NOT_FOUND"),
+    ({"repo": "octo/demo", "path": "src/app.py", "ref": "nope"},
+     ["fetch", "--repo", "octo/demo", "--path", "src/app.py", "--ref", "nope"], "REF_NOT_FOUND"),
+    ({"repo": "octo/demo", "path": "src"}, ["fetch", "--repo", "octo/demo", "--path", "src"], "INVALID_ARGUMENT"),
+    ({"repo": "limited/repo", "path": "a.py"}, ["fetch", "--repo", "limited/repo", "--path", "a.py"], "RATE_LIMITED"),
+    ({"url": "https://gitlab.com/a/b/blob/main/x"}, ["fetch", "https://gitlab.com/a/b/blob/main/x"],
+     "INVALID_ARGUMENT"),
+])
+def test_codefetch_parity(world, arguments, argv, code):
+    """codefetch: file, range, binary, empty and each error are byte-identical."""
+    check(world, "codefetch", arguments, argv, code=code)
+
+
+def test_schema_validation_failure_is_an_error_envelope(world):
+    """An MCP argument of the wrong type is an isError result with INVALID_ARGUMENT naming the field."""
+    result = world["mcp"].call("read_file", {**DEMO, "path": "index.js", "start_line": "two"})
+    assert result["isError"] is True
+    error = result["structuredContent"]["error"]
+    assert error["code"] == "INVALID_ARGUMENT" and "start_line" in error["message"]
+    assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
