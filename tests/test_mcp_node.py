@@ -23,8 +23,9 @@ import pytest
 
 from codenav import __version__, tools
 from tests.conftest import ROOT
+from tests.fakes.github import FakeGitHub
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
-from tests.fakes.http import Reply
+from tests.fakes.http import FakeServer, Reply
 
 pytestmark = pytest.mark.live
 
@@ -76,13 +77,13 @@ def grepapp() -> Iterator[FakeGrepApp]:
 # Drives one session through the TS SDK Client and prints what it saw as one JSON object.
 _TS_SCRIPT = r"""
 import { pathToFileURL } from "node:url";
-const [sdk, python, root, upstream] = process.argv.slice(2);
+const [sdk, python, root, serverEnv] = process.argv.slice(2);
 const { Client } = await import(pathToFileURL(`${sdk}/dist/esm/client/index.js`).href);
 const { StdioClientTransport } = await import(pathToFileURL(`${sdk}/dist/esm/client/stdio.js`).href);
 
 const transport = new StdioClientTransport({
   command: python, args: ["-m", "codenav", "mcp"], cwd: root, stderr: "pipe",
-  env: { PYTHONPATH: root, CODENAV_GREP_APP_URL: upstream, CODENAV_CACHE_DIR: process.env.CODENAV_CACHE_DIR },
+  env: JSON.parse(serverEnv),
 });
 let stderr = "";
 transport.stderr.on("data", (chunk) => { stderr += chunk; });
@@ -102,6 +103,8 @@ out.initialize = received.find((m) => m.id === 0)?.result;
 out.tools = (await client.listTools()).tools;
 out.found = await client.callTool({ name: "codesearch", arguments: { query: "answer" } });
 out.invalid = await client.callTool({ name: "codesearch", arguments: { query: "x", bogus: true } });
+out.fetched = await client.callTool({ name: "codefetch", arguments: { repo: "octo/demo", path: "src/app.ts" } });
+out.missing = await client.callTool({ name: "codefetch", arguments: { repo: "octo/demo", path: "nope.ts" } });
 try {
   await client.callTool({ name: "no_such_tool", arguments: {} });
   out.unknown = null;
@@ -117,21 +120,34 @@ process.stdout.write(JSON.stringify(out));
 """
 
 
-def _run_ts_client(node_dir: Path, tmp_path: Path, upstream: str) -> dict[str, Any]:
+def _run_ts_client(node_dir: Path, tmp_path: Path, upstream: str, github: str) -> dict[str, Any]:
     script = tmp_path / "drive.mjs"
     script.write_text(_TS_SCRIPT, encoding="utf-8")
     sdk = node_dir / "node_modules" / "@modelcontextprotocol" / "sdk"
-    done = subprocess.run(["node", str(script), str(sdk), sys.executable, str(ROOT), upstream],
+    no_gh = tmp_path / "no-gh"  # PATH without gh: codefetch uses the REST fallback
+    no_gh.mkdir()
+    server_env = {"PYTHONPATH": str(ROOT), "PATH": str(no_gh), "CODENAV_CACHE_DIR": os.environ["CODENAV_CACHE_DIR"],
+                  "CODENAV_GREP_APP_URL": upstream, "CODENAV_GITHUB_API_URL": github}
+    done = subprocess.run(["node", str(script), str(sdk), sys.executable, str(ROOT), json.dumps(server_env)],
                           capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     return json.loads(done.stdout)
 
 
+@pytest.fixture
+def github() -> Iterator[str]:
+    """A fake GitHub REST API holding octo/demo@main:src/app.ts; its URL."""
+    with FakeServer() as server:
+        FakeGitHub(server).add_file("octo/demo", "src/app.ts", b"export const answer = 42;\n")
+        yield server.url
+
+
 def test_ts_sdk_client_handshakes_lists_and_calls_tools(node_dir: Path, tmp_path: Path,
-                                                         grepapp: FakeGrepApp) -> None:
-    """The TS client (ids from 0, strict schemas) initializes at 2025-11-25, lists the tools,
-    gets results and typed errors, pings, and sees no protocol error on the way."""
-    out = _run_ts_client(node_dir, tmp_path, grepapp.url)
+                                                         grepapp: FakeGrepApp, github: str) -> None:
+    """The TS client (ids from 0, strict schemas, Ajv on every structuredContent) initializes
+    at 2025-11-25, lists the tools, gets results and typed errors, pings, and sees no
+    protocol error on the way."""
+    out = _run_ts_client(node_dir, tmp_path, grepapp.url, github)
     assert out["initialize"]["protocolVersion"] == "2025-11-25"
     assert out["initialize"]["serverInfo"] == {"name": "codenav", "version": __version__}
     assert [tool["name"] for tool in out["tools"]] == list(tools.REGISTRY)
@@ -140,6 +156,10 @@ def test_ts_sdk_client_handshakes_lists_and_calls_tools(node_dir: Path, tmp_path
     # The error envelope passes the client's outputSchema check (it validates on isError too).
     assert out["invalid"]["isError"] is True
     assert out["invalid"]["structuredContent"]["error"]["code"] == "INVALID_ARGUMENT"
+    assert out["fetched"]["isError"] is False
+    assert out["fetched"]["structuredContent"]["content"] == "export const answer = 42;\n"
+    assert out["missing"]["isError"] is True
+    assert out["missing"]["structuredContent"]["error"]["code"] in ("FILE_NOT_FOUND", "NOT_FOUND")
     assert out["unknown"]["code"] == -32602
     assert out["ping"] == {}
     assert out["again"]["isError"] is False

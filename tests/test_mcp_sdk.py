@@ -28,7 +28,9 @@ from mcp.shared.exceptions import MCPDeprecationWarning, MCPError  # noqa: E402
 
 from codenav import __version__, contract, tools  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
+from tests.fakes.github import FakeGitHub  # noqa: E402
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result  # noqa: E402
+from tests.fakes.http import FakeServer  # noqa: E402
 
 # What the server needs from the test's (isolated) environment.
 _PASSED = ("CODENAV_CACHE_DIR", "XDG_CONFIG_HOME", "PIP_CONFIG_FILE", "CODENAV_NO_DISCOVERY")
@@ -45,9 +47,20 @@ def grepapp() -> Iterator[FakeGrepApp]:
         yield server
 
 
-def _session(mode: str, upstream: str, errlog: Any, problems: list[Any]) -> Client:
+@pytest.fixture
+def github(tmp_path: Path) -> Iterator[str]:
+    """A fake GitHub REST API holding octo/demo@main:src/app.py; its URL."""
+    with FakeServer() as server:
+        FakeGitHub(server).add_file("octo/demo", "src/app.py", b"import os\nprint(os.sep)\n")
+        yield server.url
+
+
+def _session(mode: str, upstream: str, errlog: Any, problems: list[Any], github: str) -> Client:
     env = {name: os.environ[name] for name in _PASSED if name in os.environ}
-    env.update(PYTHONPATH=str(ROOT), CODENAV_GREP_APP_URL=upstream)
+    no_gh = Path(os.environ["HOME"]) / "no-gh"  # PATH without gh: codefetch uses the REST fallback
+    no_gh.mkdir(exist_ok=True)
+    env.update(PYTHONPATH=str(ROOT), CODENAV_GREP_APP_URL=upstream, CODENAV_GITHUB_API_URL=github,
+               PATH=str(no_gh))
     params = StdioServerParameters(command=sys.executable, args=["-m", "codenav", "mcp"], env=env, cwd=str(ROOT))
 
     async def on_message(message: Any) -> None:
@@ -57,7 +70,7 @@ def _session(mode: str, upstream: str, errlog: Any, problems: list[Any]) -> Clie
     return Client(stdio_client(params, errlog=errlog), mode=mode, message_handler=on_message)
 
 
-def _drive(mode: str, upstream: str, tmp_path: Path, body: Any) -> None:
+def _drive(mode: str, upstream: str, tmp_path: Path, body: Any, github: str = "http://127.0.0.1:9") -> None:
     """Run ``body(client)`` in a session; the server must write nothing unparseable on stdout
     and nothing at all on stderr."""
     problems: list[Any] = []
@@ -65,7 +78,7 @@ def _drive(mode: str, upstream: str, tmp_path: Path, body: Any) -> None:
 
     async def main() -> None:
         with errlog_path.open("w") as errlog:
-            async with _session(mode, upstream, errlog, problems) as client:
+            async with _session(mode, upstream, errlog, problems, github) as client:
                 await body(client)
 
     anyio.run(main)
@@ -97,13 +110,25 @@ async def _exercise_tools(client: Client) -> None:
         await client.call_tool("no_such_tool", {})
     assert unknown.value.code == -32602
 
+    # codefetch's outputSchema (if/then/else on isBinary) holds for a real result, and a
+    # missing file is a typed error.
+    fetched = await client.call_tool("codefetch", {"repo": "octo/demo", "path": "src/app.py", "start_line": 2})
+    assert fetched.is_error is False
+    assert fetched.structured_content is not None
+    assert fetched.structured_content["content"] == "print(os.sep)\n"
+    missing = await client.call_tool("codefetch", {"repo": "octo/demo", "path": "nope.py"})
+    assert missing.is_error is True
+    assert missing.structured_content is not None
+    assert missing.structured_content["error"]["code"] in ("FILE_NOT_FOUND", "NOT_FOUND")
+
     # The session keeps working after a tool error and a protocol error.
     again = await client.call_tool("codesearch", {"query": "helper"})
     assert again.is_error is False
     assert [tool.name for tool in (await client.list_tools()).tools] == list(tools.REGISTRY)
 
 
-def test_auto_mode_negotiates_2026_07_28_and_uses_the_tools(grepapp: FakeGrepApp, tmp_path: Path) -> None:
+def test_auto_mode_negotiates_2026_07_28_and_uses_the_tools(grepapp: FakeGrepApp, github: str,
+                                                             tmp_path: Path) -> None:
     """mode='auto': discover succeeds, the era is 2026-07-28, tools list and call, errors
     come back typed, and the session survives them."""
     async def body(client: Client) -> None:
@@ -114,10 +139,11 @@ def test_auto_mode_negotiates_2026_07_28_and_uses_the_tools(grepapp: FakeGrepApp
         assert "untrusted" in (client.instructions or "")
         await _exercise_tools(client)
 
-    _drive("auto", grepapp.url, tmp_path, body)
+    _drive("auto", grepapp.url, tmp_path, body, github)
 
 
-def test_legacy_mode_handshakes_at_2025_11_25_and_uses_the_tools(grepapp: FakeGrepApp, tmp_path: Path) -> None:
+def test_legacy_mode_handshakes_at_2025_11_25_and_uses_the_tools(grepapp: FakeGrepApp, github: str,
+                                                                  tmp_path: Path) -> None:
     """mode='legacy': initialize answers 2025-11-25, ping works, the same tools behave the same."""
     async def body(client: Client) -> None:
         assert client.protocol_version == "2025-11-25"
@@ -126,7 +152,7 @@ def test_legacy_mode_handshakes_at_2025_11_25_and_uses_the_tools(grepapp: FakeGr
             await client.send_ping()
         await _exercise_tools(client)
 
-    _drive("legacy", grepapp.url, tmp_path, body)
+    _drive("legacy", grepapp.url, tmp_path, body, github)
 
 
 def test_pinned_modern_mode_works_without_discover(grepapp: FakeGrepApp, tmp_path: Path) -> None:
