@@ -18,11 +18,11 @@ import sys
 from typing import Any, TextIO
 
 from .. import text
-from ..contract import dumps
 from ..errors import invalid
 from ..sources import github
 from ..targets import validate_path
 from . import _target
+from ._content import content_result
 
 NAME = "codefetch"
 COMMAND = "fetch"
@@ -153,54 +153,4 @@ def _result(fetched: github.FetchedFile, start: int | None, end: int | None) -> 
         "language": text.language_for(fetched.path),
         "size": len(body),
     }
-    if text.is_binary(body):
-        # A range means nothing for bytes; it is not an error to ask (the caller could not know).
-        return {**base, "isBinary": True, "hasMore": False, "hint": "binary file: content not shown"}
-    lines = text.split_lines(body.decode("utf-8"))
-    window = text.select(len(lines), start, end, path=fetched.path)
-    chosen = lines[window.start - 1:window.end] if window.total else []
-    return _within_budget(base, window, chosen, end)
-
-
-def _within_budget(base: dict[str, Any], window: text.Window, chosen: list[str],
-                   asked_end: int | None) -> dict[str, Any]:
-    """The result with as many lines as keep its whole JSON envelope within SPEC §5's budget.
-
-    JSON escaping can grow a line (quotes, backslashes, control characters), so the envelope
-    itself is measured and the content budget shrunk until it fits. One line is left for the
-    hint, which the budget includes.
-    """
-    room = text.BUDGET_BYTES - 1024  # the fields around the content
-    while True:
-        kept, cut = text.fit(chosen, max_bytes=room, max_lines=text.BUDGET_LINES - 1)
-        shortened = bool(kept) and kept[-1] != chosen[len(kept) - 1]
-        result = _shaped(base, window, kept, cut, shortened, asked_end)
-        size = len(dumps(result).encode("utf-8"))
-        if size <= text.BUDGET_BYTES or room <= 1024:
-            return result
-        room -= size - text.BUDGET_BYTES + 256
-
-
-def _shaped(base: dict[str, Any], window: text.Window, kept: list[str], cut: bool, shortened: bool,
-            asked_end: int | None) -> dict[str, Any]:
-    last = window.start + len(kept) - 1 if kept else window.end
-    result = {**base, "isBinary": False, "totalLines": window.total, "startLine": window.start,
-              "endLine": last, "content": "".join(kept), "hasMore": cut}
-    if cut:
-        result["hint"] = _cut_hint(window, last, shortened, asked_end)
-    elif window.total == 0:
-        result["hint"] = "the file is empty"
-    return result
-
-
-def _cut_hint(window: text.Window, last: int, shortened: bool, asked_end: int | None) -> str:
-    following = last + 1
-    hint = (f"Output cut at the {text.BUDGET_BYTES // 1024} KiB / {text.BUDGET_LINES}-line budget: "
-            f"lines {window.start}-{last} of {window.total} shown.")
-    if shortened:
-        hint += f" Line {last} alone is longer than the budget and was shortened."
-    if following <= window.end:
-        upto = f"{asked_end}" if asked_end is not None and asked_end < window.total else ""
-        end_arg = f", end_line={asked_end}" if upto else ""
-        hint += f" Continue with start_line={following}{end_arg} (CLI: --lines {following}-{upto})."
-    return hint
+    return content_result(base, body, start, end, path=fetched.path)

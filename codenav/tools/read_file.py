@@ -7,6 +7,7 @@ from typing import Any, TextIO
 from .. import text
 from ..targets import validate_path
 from . import _target
+from ._content import content_result
 
 NAME = "read_file"
 COMMAND = "read"
@@ -43,38 +44,9 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     path = validate_path(args.get("path"))
     entry = _target.open_entry(args)
     row, data = entry.read(path)
-    return render_content(
-        {"target": entry.target, "path": path, "language": row[2]}, data, args.get("start_line"),
-        args.get("end_line"), path=path, unbounded=bool(args.get("_unbounded")),
-    )
-
-
-def render_content(head: dict[str, Any], data: bytes, start: int | None, end: int | None, *, path: str,
-                   unbounded: bool = False, start_field: str = "start_line") -> dict[str, Any]:
-    """The content part of a read result (shared with codefetch's shape): range, binary, budget."""
-    result = dict(head)
-    result["size"] = len(data)
-    if text.is_binary(data):
-        result.update({"isBinary": True, "hasMore": False})
-        result["hint"] = "binary file: content not shown"
-        return result
-    lines = text.split_lines(data.decode("utf-8"))
-    window = text.select(len(lines), start, end, path=path)
-    chosen = lines[window.start - 1:window.end] if window.total else []
-    cut = False
-    if not unbounded:
-        chosen, cut = text.fit(chosen)
-    last = window.start + len(chosen) - 1 if chosen else window.end
-    result.update({
-        "isBinary": False, "totalLines": window.total, "startLine": window.start, "endLine": last,
-        "content": "".join(chosen), "hasMore": cut,
-    })
-    if cut:
-        result["hint"] = (f"output cut at the size budget after line {last}; continue with "
-                          f"{start_field}={last + 1}")
-    elif window.total == 0:
-        result["hint"] = "the file is empty"
-    return result
+    return content_result({"target": entry.target, "path": path, "language": row[2]}, data,
+                          args.get("start_line"), args.get("end_line"), path=path,
+                          unbounded=bool(args.get("_unbounded")))
 
 
 def exit_code(result: dict[str, Any]) -> int:
