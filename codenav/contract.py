@@ -91,13 +91,19 @@ def validator(name: str, kind: str = "inputSchema") -> Any:
     return Draft202012Validator(schema)
 
 
-def validation_message(name: str, args: Any) -> str | None:
-    """None when ``args`` fit the tool's inputSchema, else one sentence naming the field."""
+def validation_error(name: str, args: Any) -> Any:
+    """None when ``args`` fit the tool's inputSchema, else an INVALID_ARGUMENT naming the field."""
+    from .errors import invalid
+
     errors = sorted(validator(name).iter_errors(args), key=lambda e: list(e.absolute_path))
     if not errors:
         return None
     first = errors[0]
-    where = ".".join(str(p) for p in first.absolute_path)
-    if first.validator == "required" or not where:
-        return f"invalid arguments: {first.message}"
-    return f"invalid argument {where}: {first.message}"
+    path = [str(p) for p in first.absolute_path]
+    if first.validator == "required":
+        missing = first.message.split("'")[1] if "'" in first.message else None
+        return invalid(f"invalid arguments: {first.message}", missing)
+    if first.validator == "additionalProperties" and not path:
+        return invalid(f"invalid arguments: {first.message}")
+    where = ".".join(path)
+    return invalid(f"invalid argument {where}: {first.message}", path[0] if path else None)

@@ -489,9 +489,9 @@ def test_an_encoded_slash_in_the_url_ref_spells_the_split_out(github: FakeGitHub
 
 def test_input_schema_is_closed_and_output_schema_is_exact() -> None:
     """Unknown arguments are refused by the inputSchema; content is required exactly when not binary."""
-    assert contract.validation_message("codefetch", {"url": "u", "startLine": 1}) is not None
-    assert contract.validation_message("codefetch", {"repo": "o/n", "path": "a", "start_line": 0}) is not None
-    assert contract.validation_message("codefetch", {"repo": "o/n", "path": "a", "start_line": 2}) is None
+    assert contract.validation_error("codefetch", {"url": "u", "startLine": 1}) is not None
+    assert contract.validation_error("codefetch", {"repo": "o/n", "path": "a", "start_line": 0}) is not None
+    assert contract.validation_error("codefetch", {"repo": "o/n", "path": "a", "start_line": 2}) is None
     out = contract.validator("codefetch", "outputSchema")
     good = app_result()
     assert out.is_valid(good)

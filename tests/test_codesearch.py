@@ -511,5 +511,5 @@ def test_tool_description_covers_the_model_rules() -> None:
     assert spec["inputSchema"]["additionalProperties"] is False
     assert spec["annotations"]["readOnlyHint"] is True and spec["annotations"]["openWorldHint"] is True
     validator = contract.validator("codesearch")
-    assert contract.validation_message("codesearch", {"query": "x", "language": None}) is not None
+    assert contract.validation_error("codesearch", {"query": "x", "language": None}) is not None
     assert not list(validator.iter_errors({"query": "x", "regex": True, "language": ["Go"]}))

@@ -246,4 +246,5 @@ def test_schema_validation_failure_is_an_error_envelope(world):
     assert result["isError"] is True
     error = result["structuredContent"]["error"]
     assert error["code"] == "INVALID_ARGUMENT" and "start_line" in error["message"]
+    assert error["details"]["field"] == "start_line"
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]

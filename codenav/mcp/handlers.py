@@ -19,7 +19,7 @@ from functools import cache
 from typing import Any
 
 from .. import __version__, contract, tools
-from ..errors import CodenavError, internal, invalid
+from ..errors import CodenavError, internal
 from .framing import INVALID_PARAMS, RpcError
 
 log = logging.getLogger(__name__)
@@ -149,9 +149,9 @@ def call_tool(params: dict[str, Any], session: Session) -> dict[str, Any]:
     if not isinstance(arguments, dict):
         raise RpcError(INVALID_PARAMS, "tools/call params.arguments must be an object")
     try:
-        problem = contract.validation_message(name, arguments)
+        problem = contract.validation_error(name, arguments)
         if problem is not None:
-            raise invalid(problem)
+            raise problem
         result = tools.load(name).run(arguments)
         if not isinstance(result, dict):
             raise TypeError(f"{name}.run returned {type(result).__name__}, not a dict")
