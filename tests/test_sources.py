@@ -333,3 +333,32 @@ def test_no_progress_on_stderr_when_not_a_terminal(npm):
     npm.publish("quiet", "1.0.0", {"a.js": b""})
     proc = run_cli("files", "npm:quiet@1.0.0")
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"a.js\n", b"")
+
+
+def test_progress_is_drawn_only_when_stderr_is_a_terminal(npm):
+    """With stderr on a terminal a slow download shows progress there; stdout stays clean."""
+    import pty
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    npm.publish("progress", "1.0.0", {"blob.bin": os.urandom(200_000)})
+    npm.tarball_chunk_delay = 0.1
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-m", "codenav", "files", "npm:progress@1.0.0"], stdout=subprocess.PIPE,
+                          stderr=follower, stdin=subprocess.DEVNULL, env=env, timeout=60)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    os.close(leader)
+    assert (proc.returncode, proc.stdout) == (0, b"blob.bin\n")
+    assert b"downloading progress 1.0.0" in seen

@@ -60,6 +60,7 @@ class FakeNpm:
     packages: dict[str, dict[str, NpmVersion]] = field(default_factory=dict)
     tags: dict[str, dict[str, str]] = field(default_factory=dict)
     tarball_delay: float = 0.0
+    tarball_chunk_delay: float = 0.0  # > 0: the tarball is sent in 16 KiB chunks, this far apart
     tarball_hits: int = 0
 
     def __post_init__(self) -> None:
@@ -105,8 +106,11 @@ class FakeNpm:
             for v in self.packages.get(name, {}).values():
                 if v.filename == filename:
                     self.tarball_hits += 1
-                    return Reply(200, v.tarball, {"Content-Type": "application/octet-stream"},
-                                 delay=self.tarball_delay)
+                    body = v.tarball
+                    if self.tarball_chunk_delay:
+                        body = [body[i:i + 16384] for i in range(0, len(body), 16384)]
+                    return Reply(200, body, {"Content-Type": "application/octet-stream"},
+                                 delay=self.tarball_delay, chunk_delay=self.tarball_chunk_delay)
             return Reply(404, b'{"error":"Not found"}', {"Content-Type": "application/json"})
         name = unquote(path[1:])
         if name not in self.packages:
