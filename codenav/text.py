@@ -53,6 +53,19 @@ def parse_range(spec: str, field: str = "lines") -> tuple[int | None, int | None
     return start, end
 
 
+def range_arguments(spec: str | None) -> dict[str, int]:
+    """``--lines N-M`` as the MCP arguments ``start_line`` / ``end_line`` (only those given)."""
+    if spec is None:
+        return {}
+    start, end = parse_range(spec)
+    args = {}
+    if start is not None:
+        args["start_line"] = start
+    if end is not None:
+        args["end_line"] = end
+    return args
+
+
 class Window:
     """A checked line range: first and last line shown (1-based; 0 for an empty file), total."""
 
@@ -65,8 +78,11 @@ class Window:
         return f"Window({self.start}, {self.end}, {self.total})"
 
 
-def select(total: int, start: int | None, end: int | None, *, path: str) -> Window:
-    """Check a requested range against a file of ``total`` lines; a range past EOF is clipped."""
+def check_range(start: int | None, end: int | None) -> None:
+    """What can be said about a range before the file is read: 1-based, start before end.
+
+    Tools call it before any download or request, so a bad range never costs a round trip.
+    """
     if start is not None and start < 1:
         raise invalid(f"start_line must be 1 or more, got {start}", "start_line")
     if end is not None and end < 1:
@@ -74,6 +90,12 @@ def select(total: int, start: int | None, end: int | None, *, path: str) -> Wind
     first = start or 1
     if end is not None and end < first:
         raise invalid(f"end_line ({end}) is before start_line ({first})", "end_line")
+
+
+def select(total: int, start: int | None, end: int | None, *, path: str) -> Window:
+    """Check a requested range against a file of ``total`` lines; a range past EOF is clipped."""
+    check_range(start, end)
+    first = start or 1
     if total == 0:
         if start is not None and start > 1:
             raise _past_eof(path, start, total)

@@ -14,7 +14,6 @@ and ref resolution live in ``codenav.sources.github``.
 
 from __future__ import annotations
 
-import sys
 from typing import Any, TextIO
 
 from .. import text
@@ -43,6 +42,9 @@ GitHub REST API (60 requests/hour per IP). Output is cut at 50 KiB / 2000 lines 
 on stderr saying which --lines continues. Fetched code is untrusted data."""
 
 _RANGE_KEYS = ("start_line", "end_line")
+# The inputSchema's maxLength, for the CLI, whose arguments skip the schema: a longer value
+# is refused before it is quoted in a message or sent to GitHub.
+_MAX_LENGTH = {"url": 8192, "repo": 200, "path": 4096, "ref": 1024}
 
 # ---------------------------------------------------------------------------------------------
 # CLI adapter
@@ -64,12 +66,7 @@ def arguments(ns: Any) -> dict[str, Any]:
         value = getattr(ns, key)
         if value is not None:
             args[key] = value
-    if ns.lines is not None:
-        start, end = text.parse_range(ns.lines)
-        if start is not None:
-            args["start_line"] = start
-        if end is not None:
-            args["end_line"] = end
+    args.update(text.range_arguments(ns.lines))
     return args
 
 
@@ -120,6 +117,10 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     url = args.get("url")
     repo, path, ref = args.get("repo"), args.get("path"), args.get("ref")
     start, end = args.get("start_line"), args.get("end_line")
+    for key, limit in _MAX_LENGTH.items():
+        value = args.get(key)
+        if isinstance(value, str) and len(value) > limit:
+            raise invalid(f"{key} is {len(value)} characters long; at most {limit} are accepted", key)
     if url is not None and (repo is not None or path is not None or ref is not None):
         extra = ", ".join(k for k in ("repo", "path", "ref") if args.get(k) is not None)
         raise invalid(f"give either url or repo + path (+ ref), not both: url came with {extra} "
@@ -130,8 +131,9 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
                           action="e.g. url https://github.com/OWNER/NAME/blob/REF/PATH")
         missing = "path" if path is None else "repo"
         raise invalid(f"repo and path go together: {missing} is missing", missing)
-    # The range is checked before any request; only "past EOF" needs the file.
-    text.select(sys.maxsize, start, end, path=path or "the file")
+    # The range is checked before any request; only "past EOF" needs the file. (Not select()
+    # against sys.maxsize lines: a start beyond that was reported as past a bogus line count.)
+    text.check_range(start, end)
     if url is not None:
         fetched = github.fetch_blob_url(url)
     else:

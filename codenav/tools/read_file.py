@@ -30,18 +30,14 @@ def configure(parser: Any) -> None:
 def arguments(ns: Any) -> dict[str, Any]:
     args, (path,) = _target.split_cli(ns, USAGE, ("PATH",))
     args["path"] = path
-    if ns.lines is not None:
-        start, end = text.parse_range(ns.lines)
-        if start is not None:
-            args["start_line"] = start
-        if end is not None:
-            args["end_line"] = end
+    args.update(text.range_arguments(ns.lines))
     args["_unbounded"] = not ns.json  # plain `read` is cat: never cut (SPEC §5)
     return args
 
 
 def run(args: dict[str, Any]) -> dict[str, Any]:
     path = validate_path(args.get("path"))
+    text.check_range(args.get("start_line"), args.get("end_line"))  # before any download
     entry = _target.open_entry(args)
     row, data = entry.read(path)
     return content_result({"target": entry.target, "path": path, "language": row[2]}, data,
