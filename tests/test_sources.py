@@ -362,3 +362,14 @@ def test_progress_is_drawn_only_when_stderr_is_a_terminal(npm):
     os.close(leader)
     assert (proc.returncode, proc.stdout) == (0, b"blob.bin\n")
     assert b"downloading progress 1.0.0" in seen
+
+
+def test_no_npm_on_path_and_nothing_configured_is_a_config_error(tmp_path, monkeypatch):
+    """With discovery allowed but no npm to ask, the error names CODENAV_NPM_REGISTRY."""
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.delenv("CODENAV_NO_DISCOVERY")
+    err = error_of(list_files.run, registry="npm", package_name="x")
+    assert err.code == "CONFIG_ERROR" and "CODENAV_NPM_REGISTRY" in err.message
+    assert not (tmp_path / "cache" / "state" / "endpoints.json").exists()
