@@ -85,14 +85,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run_tool(ns: Any) -> int:
     from . import tools
-    from .contract import dumps
+    from .contract import dumps, text_error
 
     module = tools.load(ns._tool)
     error_exit = getattr(module, "ERROR_EXIT", 1)
+    args: dict[str, Any] | None = None
     try:
         args = module.arguments(ns)
+        problem = text_error(args)
+        if problem is not None:
+            raise problem
         result = module.run(args)
     except CodenavError as exc:
+        if exc.code == "INVALID_ARGUMENT" and args is not None:
+            exc = _schema_error(ns._tool, args) or exc
         return _fail(exc, ns, error_exit)
     except Exception as exc:  # a bug: never a traceback on stdout or in JSON
         import traceback
@@ -105,6 +111,19 @@ def _run_tool(ns: Any) -> int:
         module.render(result, ns.verbose, sys.stdout, sys.stderr)
     sys.stdout.flush()
     return module.exit_code(result)
+
+
+def _schema_error(name: str, args: dict[str, Any]) -> CodenavError | None:
+    """What the MCP server says for these arguments, when its inputSchema refuses them too.
+
+    The server validates against the schema before a tool runs; the CLI skips that on its
+    warm path (jsonschema costs ~100 ms to import) and relies on the tool's own checks. When
+    a tool refuses the arguments, asking the schema here gives one mistake one envelope on
+    both surfaces (SPEC §4 byte parity). Keys starting with '_' are CLI-only switches.
+    """
+    from .contract import validation_error
+
+    return validation_error(name, {k: v for k, v in args.items() if not k.startswith("_")})
 
 
 def _fail(exc: CodenavError, ns: Any, error_exit: int) -> int:

@@ -91,6 +91,54 @@ def validator(name: str, kind: str = "inputSchema") -> Any:
     return Draft202012Validator(schema)
 
 
+# How much of an offending value an error message may quote: a 1 MB query must not come back
+# as a 1 MB error, and a long value may be a credential the caller should not see echoed
+# (SPEC §4: messages carry no secrets; §5: payloads stay small).
+_QUOTE_LIMIT = 60
+_JSON_TYPES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+               "array": "an array", "object": "an object", "null": "null"}
+
+
+def _quote(value: Any) -> str:
+    if not isinstance(value, (str, int, float, bool)):
+        return _JSON_TYPES.get(_json_type(value), "a value")  # an array or object: named, never printed
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT] + "…"
+
+
+def _json_type(value: Any) -> str:
+    for python_type, name in ((bool, "boolean"), (int, "integer"), (float, "number"), (str, "string"),
+                              (list, "array"), (dict, "object"), (type(None), "null")):
+        if isinstance(value, python_type):
+            return name
+    return type(value).__name__
+
+
+def _problem(error: Any) -> str:
+    """One clause for a jsonschema error, quoting the value only when it is short."""
+    kind, limit, value = error.validator, error.validator_value, error.instance
+    if kind == "type":
+        wanted = [limit] if isinstance(limit, str) else list(limit)
+        actual = _json_type(value)
+        return f"must be {' or '.join(_JSON_TYPES.get(t, t) for t in wanted)}, not {_JSON_TYPES.get(actual, actual)}"
+    if kind == "minLength":
+        return "must not be empty" if limit == 1 else f"must be at least {limit} characters long"
+    if kind == "maxLength":
+        return f"is {len(value)} characters long; at most {limit} are accepted"
+    if kind == "minItems":
+        return "must not be empty" if limit == 1 else f"must have at least {limit} items"
+    if kind == "maxItems":
+        return f"has {len(value)} items; at most {limit} are accepted"
+    if kind == "minimum":
+        return f"must be {limit} or more, got {_quote(value)}"
+    if kind == "maximum":
+        return f"must be {limit} or less, got {_quote(value)}"
+    if kind == "enum":
+        return f"must be one of {', '.join(_quote(v) for v in limit)}, got {_quote(value)}"
+    message = str(error.message)
+    return message if len(message) <= 2 * _QUOTE_LIMIT else message[: 2 * _QUOTE_LIMIT] + "…"
+
+
 def validation_error(name: str, args: Any) -> Any:
     """None when ``args`` fit the tool's inputSchema, else an INVALID_ARGUMENT naming the field."""
     from .errors import invalid
@@ -100,10 +148,37 @@ def validation_error(name: str, args: Any) -> Any:
         return None
     first = errors[0]
     path = [str(p) for p in first.absolute_path]
-    if first.validator == "required":
-        missing = first.message.split("'")[1] if "'" in first.message else None
-        return invalid(f"invalid arguments: {first.message}", missing)
-    if first.validator == "additionalProperties" and not path:
-        return invalid(f"invalid arguments: {first.message}")
-    where = ".".join(path)
-    return invalid(f"invalid argument {where}: {first.message}", path[0] if path else None)
+    if first.validator == "required" and isinstance(first.instance, dict):
+        missing = next((key for key in first.validator_value if key not in first.instance), None)
+        return invalid(f"{missing} is required", missing)
+    if first.validator == "additionalProperties" and not path and isinstance(first.instance, dict):
+        known = first.schema.get("properties", {})
+        unknown = sorted(key for key in first.instance if key not in known)
+        if unknown:
+            # The unknown key is the field at fault: naming it tells the caller what to drop.
+            field = unknown[0] if len(unknown[0]) <= _QUOTE_LIMIT else None
+            return invalid(f"unknown argument {_quote(unknown[0])}; the arguments are "
+                           f"{', '.join(known)}", field)
+    where = ".".join(path) or "arguments"
+    return invalid(f"{where} {_problem(first)}", path[0] if path else None)
+
+
+def text_error(args: dict[str, Any]) -> Any:
+    """None, or an INVALID_ARGUMENT for the first string argument that is not Unicode text.
+
+    Lone surrogates reach us from JSON escapes (``"\\ud800"``) and from command-line bytes
+    that are not UTF-8 (Python decodes argv with surrogateescape). No path, name, pattern or
+    query can hold one: archive names that are not UTF-8 are skipped at extraction (SPEC
+    §2.2) and the text we search is UTF-8. Refused before any tool runs, on both surfaces,
+    so it never reaches a URL, a subprocess or a JSON encoder as a crash.
+    """
+    from .errors import invalid
+
+    for key, value in args.items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return invalid(f"{key} is not valid UTF-8 text", key)
+    return None

@@ -15,6 +15,9 @@ from .errors import CodenavError, invalid
 REGISTRIES = ("npm", "pypi")
 DEFAULT_WAIT_MS = 20000
 MAX_WAIT_MS = 60000
+# The maxLength of schemas/defs.json, enforced here too: CLI arguments do not go through the
+# schema, and an over-long value must be refused before it reaches a URL or git.
+MAX_NAME, MAX_VERSION, MAX_REPO_URL, MAX_GIT_REF, MAX_PATH = 214, 256, 2048, 1024, 4096
 _NPM_NAME = re.compile(r"^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9._~-][a-z0-9._~-]*$", re.IGNORECASE)
 _PYPI_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_!-]*$")
@@ -91,9 +94,9 @@ def parse_spec(spec: str) -> dict[str, Any]:
     # A scoped npm name starts with '@'; the version separator is the last '@' after it.
     at = rest.rfind("@")
     if at > 0:
+        # An empty version ("pypi:a@") is passed on, not refused here: from_args refuses it as
+        # MCP's version "" is refused, so both surfaces give one envelope (SPEC §4 parity).
         name, version = rest[:at], rest[at + 1:]
-        if not version:
-            raise invalid(f"{spec!r} has an empty version after '@'", "version")
     else:
         name, version = rest, None
     args: dict[str, Any] = {"registry": registry, "package_name": name}
@@ -116,10 +119,14 @@ def from_args(args: dict[str, Any]) -> Target:
         )
     if has_git:
         url = args.get("repo_url")
-        if not url:
+        if url is None:
             raise invalid("git_ref needs repo_url", "repo_url")
+        if not url.strip():  # not "git_ref needs repo_url": the caller did give one
+            raise invalid("repo_url must not be empty", "repo_url")
+        if len(url) > MAX_REPO_URL:
+            raise invalid(f"repo_url is {len(url)} characters long; at most {MAX_REPO_URL} are accepted", "repo_url")
         ref = args.get("git_ref")
-        if ref is not None and (not ref.strip() or any(c in ref for c in "\0\n\r")):
+        if ref is not None and (not ref.strip() or any(c in ref for c in "\0\n\r") or len(ref) > MAX_GIT_REF):
             raise invalid("git_ref must be a branch, tag or commit name", "git_ref")
         return GitTarget(url, ref)
     if not has_package:
@@ -129,14 +136,19 @@ def from_args(args: dict[str, Any]) -> Target:
         raise invalid(f"registry must be one of {', '.join(REGISTRIES)}", "registry")
     if not name:
         raise invalid("package_name is required with registry", "package_name")
+    if len(name) > MAX_NAME:  # checked first: the messages below quote the name
+        raise invalid(f"package_name is {len(name)} characters long; at most {MAX_NAME} are accepted",
+                      "package_name")
     if registry == "npm":
-        if not _NPM_NAME.match(name) or len(name) > 214 or "/" in name.lstrip("@").split("/", 1)[-1]:
+        if not _NPM_NAME.match(name) or "/" in name.lstrip("@").split("/", 1)[-1]:
             raise invalid(f"{name!r} is not a valid npm package name", "package_name")
     else:
         if not _PYPI_NAME.match(name):
             raise invalid(f"{name!r} is not a valid PyPI project name", "package_name")
         name = pep503(name)
-    if version is not None and (not _VERSION.match(version) or len(version) > 256):
+    if version is not None and len(version) > MAX_VERSION:
+        raise invalid(f"version is {len(version)} characters long; at most {MAX_VERSION} are accepted", "version")
+    if version is not None and not _VERSION.match(version):
         raise invalid(f"{version!r} is not a valid version", "version")
     return PackageTarget(registry, name, version)
 
@@ -152,8 +164,14 @@ def validate_path(path: Any, field: str = "path") -> str:
     """SPEC §2.2: relative, '/'-separated, no empty/'.'/'..' segments, no NUL, no leading '/'."""
     if not isinstance(path, str) or not path:
         raise invalid(f"{field} must be a non-empty relative path", field)
+    if len(path) > MAX_PATH:  # before the messages below, which quote the path
+        raise invalid(f"{field} is {len(path)} characters long; at most {MAX_PATH} are accepted", field)
     if "\0" in path:
         raise invalid(f"{field} must not contain a NUL byte", field)
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+        # Archive entries with such names are skipped at extraction (SPEC §2.2): no listed path
+        # holds one, so this is a mistake to name, not a file to look for.
+        raise invalid(f"{field} must not contain control characters (newline, tab, …): {path!r}", field)
     if path.startswith("/"):
         raise invalid(f"{field} must be relative (no leading '/'): {path!r}", field)
     if "\\" in path:
@@ -170,9 +188,22 @@ def add_cli_options(parser: Any) -> None:
     parser.add_argument("--repo-url", metavar="URL", help="a git repository instead of a registry SPEC")
     parser.add_argument("--git-ref", metavar="REF", help="branch, tag or commit of --repo-url (default: HEAD)")
     parser.add_argument(
-        "--wait", metavar="MS", type=int, default=None,
+        "--wait", metavar="MS", default=None,  # parsed by cli_int: a bad value is INVALID_ARGUMENT
         help=f"wait up to MS ms for a package not yet cached (0-{MAX_WAIT_MS}, default {DEFAULT_WAIT_MS})",
     )
+
+
+def cli_int(text: str, flag: str, field: str) -> int:
+    """An integer option's value, or INVALID_ARGUMENT naming the argument.
+
+    Not argparse's ``type=int``: that makes ``--wait soon`` a usage error (exit 2, no JSON
+    envelope) while ``--wait -5`` is an INVALID_ARGUMENT; a bad value is one kind of mistake,
+    answered like every other bad argument (SPEC §4).
+    """
+    try:
+        return int(text)
+    except ValueError:
+        raise invalid(f"{flag} takes a whole number, got {text!r}", field) from None
 
 
 def cli_target(ns: Any, operands: list[str], usage: str) -> tuple[dict[str, Any], list[str]]:
@@ -183,7 +214,7 @@ def cli_target(ns: Any, operands: list[str], usage: str) -> tuple[dict[str, Any]
     """
     args: dict[str, Any] = {}
     if ns.wait is not None:
-        args["wait_timeout_ms"] = ns.wait
+        args["wait_timeout_ms"] = cli_int(ns.wait, "--wait", "wait_timeout_ms")
     if ns.repo_url is not None:
         if operands and looks_like_spec(operands[0]):
             raise invalid(
@@ -207,5 +238,5 @@ def cli_target(ns: Any, operands: list[str], usage: str) -> tuple[dict[str, Any]
 
 __all__ = [
     "Artifact", "GitTarget", "PackageTarget", "Target", "CodenavError", "from_args", "parse_spec",
-    "validate_path", "wait_ms", "git_key", "pep503", "add_cli_options", "cli_target",
+    "validate_path", "wait_ms", "git_key", "pep503", "add_cli_options", "cli_target", "cli_int",
 ]

@@ -149,9 +149,12 @@ def call_tool(params: dict[str, Any], session: Session) -> dict[str, Any]:
     if not isinstance(arguments, dict):
         raise RpcError(INVALID_PARAMS, "tools/call params.arguments must be an object")
     try:
-        problem = contract.validation_error(name, arguments)
+        problem = contract.validation_error(name, arguments) or contract.text_error(arguments)
         if problem is not None:
             raise problem
+        # JSON Schema counts 2.0 as an integer, so a float can pass an "integer" property; the
+        # tools index lists with these values. No input property is a non-integer number.
+        arguments = {k: int(v) if isinstance(v, float) else v for k, v in arguments.items()}
         result = tools.load(name).run(arguments)
         if not isinstance(result, dict):
             raise TypeError(f"{name}.run returned {type(result).__name__}, not a dict")

@@ -132,12 +132,12 @@ def parse_blob_url(url: str) -> BlobURL:
         raise invalid("raw.githubusercontent.com URLs are not accepted: use the file's "
                       "https://github.com/OWNER/NAME/blob/REF/PATH URL, or repo + path + ref", "url", action=action)
     if host == "gist.github.com":
-        raise invalid("gists are not supported; codefetch reads files of github.com repositories", "url")
+        raise invalid("gist URLs are not supported; codefetch reads files of github.com repositories", "url")
     if parts.scheme not in ("https", "http") or not host:
         raise invalid(f"url must be an https://github.com/OWNER/NAME/blob/REF/PATH URL, got {url!r}", "url",
                       action=action)
     if host not in (HOST, "www." + HOST):
-        raise invalid(f"only github.com is supported (not {host}; GitHub Enterprise and other hosts are not)",
+        raise invalid(f"only github.com URLs are supported (not {host}; GitHub Enterprise and other hosts are not)",
                       "url")
     if parts.scheme != "https" or parts.username or parts.password or port is not None:
         raise invalid(f"url must be a plain https://github.com/... URL, got {url!r}", "url", action=action)

@@ -143,6 +143,13 @@ def _check_arguments(args: dict[str, Any]) -> None:
         langs = args["language"]
         if not isinstance(langs, list) or not langs or not all(isinstance(x, str) and x for x in langs):
             raise invalid("language must be a non-empty list of language names, e.g. ['Python']", "language")
+    # The inputSchema's maxLength/maxItems: the CLI skips the schema, and nothing over-long
+    # may leave the machine.
+    for key, limit in (("query", 4096), ("repo", 200), ("path", 1024)):
+        if key in args and len(args[key]) > limit:
+            raise invalid(f"{key} is {len(args[key])} characters long; at most {limit} are accepted", key)
+    if "language" in args and (len(args["language"]) > 20 or any(len(x) > 100 for x in args["language"])):
+        raise invalid("language takes at most 20 names of at most 100 characters each", "language")
     unknown = sorted(set(args) - {"query", *_BOOLEANS, *_STRINGS, "language"})
     if unknown:
         raise invalid(f"unknown argument {unknown[0]}", unknown[0])

@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from .. import text
 from ..errors import invalid
-from ..targets import validate_path
+from ..targets import cli_int, validate_path
 from . import _target
 
 NAME = "grep_file"
@@ -51,7 +51,7 @@ def configure(parser: Any) -> None:
     parser.usage = USAGE + " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
     parser.epilog = SEMANTICS
     _target.configure(parser, "[SPEC] PATTERN PATH")
-    parser.add_argument("--context", "-C", metavar="N", type=int, default=None,
+    parser.add_argument("--context", "-C", metavar="N", default=None,  # parsed by targets.cli_int
                         help="show N lines before and after each match (default 0)")
 
 
@@ -60,7 +60,7 @@ def arguments(ns: Any) -> dict[str, Any]:
     args["pattern"] = pattern
     args["path"] = path
     if ns.context is not None:
-        args["context"] = ns.context
+        args["context"] = cli_int(ns.context, "--context", "context")
     return args
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from ..errors import invalid
+from ..targets import validate_path
 from . import _target
 
 NAME = "list_files"
@@ -37,12 +38,13 @@ def arguments(ns: Any) -> dict[str, Any]:
 def _prefix(raw: Any) -> str | None:
     if raw is None:
         return None
-    if not isinstance(raw, str) or "\0" in raw or raw.startswith("/"):
+    if not isinstance(raw, str) or raw.startswith("/"):
         raise invalid("path_prefix must be a relative directory prefix such as 'lib' or 'src/utils'", "path_prefix")
-    prefix = raw.strip("/")
-    if any(seg in (".", "..") for seg in prefix.split("/")):
-        raise invalid("path_prefix must not contain '.' or '..' segments", "path_prefix")
-    return prefix or None
+    prefix = raw.rstrip("/")
+    # Past its trailing '/', a prefix follows the rules of a path (SPEC §2.2): one holding a
+    # backslash, a NUL, '//', '.' or '..' could never match a listed path, so it is a mistake
+    # to name rather than an empty listing.
+    return validate_path(prefix, "path_prefix") if prefix else None
 
 
 def run(args: dict[str, Any]) -> dict[str, Any]:
