@@ -78,7 +78,7 @@ class Notification:
     params: dict[str, Any]
 
 
-def _valid_id(value: Any) -> bool:
+def valid_id(value: Any) -> bool:
     # JSON-RPC ids are strings or integers here: the Python client's RequestId is a strict int
     # or a str. bool is an int subclass in Python but not in JSON.
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
@@ -110,7 +110,7 @@ def classify(message: Any) -> Request | Notification | dict[str, Any] | None:
     if "method" not in message and ("result" in message or "error" in message):
         log.warning("ignored a response from the client: this server sends no requests")
         return None
-    if not _valid_id(request_id):
+    if not valid_id(request_id):
         return error_response(None, RpcError(INVALID_REQUEST, "Invalid request: id must be a string or an integer"))
     if message.get("jsonrpc") != "2.0":
         return error_response(request_id, RpcError(INVALID_REQUEST, 'Invalid request: jsonrpc must be "2.0"'))

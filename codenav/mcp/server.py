@@ -24,6 +24,7 @@ import queue
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
@@ -114,7 +115,9 @@ def _logging(stream: IO[str]) -> Iterator[None]:
     path = os.environ.get("CODENAV_MCP_LOG")
     if path:
         try:
-            file_handler = logging.FileHandler(path, encoding="utf-8")
+            # backslashreplace: a method name or id may hold a lone surrogate (a JSON \\udc80
+            # escape), which strict UTF-8 cannot write: each such line was a "Logging error".
+            file_handler = logging.FileHandler(path, encoding="utf-8", errors="backslashreplace")
         except OSError as exc:
             stream.write(f"codenav mcp: cannot open CODENAV_MCP_LOG: {exc.strerror}\n")
         else:
@@ -173,11 +176,20 @@ class Server:
                 log.warning("%s", exc.message)
                 self._send(error_response(None, exc))
                 continue
-            self._receive(message)
+            try:
+                self._receive(message)
+            except Exception as exc:  # the last line of defence: one frame never ends the session
+                self._fault(message, exc)
         log.debug("stdin closed")
         self._drain(EOF_GRACE)
         self._writer.close()
         return 0
+
+    def _fault(self, message: Any, exc: Exception) -> None:
+        """A frame made the reader fail: log it, answer -32603 when it carried a usable id."""
+        log.warning("internal error reading a frame:\n%s", "".join(traceback.format_exception(exc)).rstrip())
+        if isinstance(message, dict) and "method" in message and dispatch.valid_id(message.get("id")):
+            self._send(error_response(message["id"], RpcError(INTERNAL_ERROR, f"Internal error ({type(exc).__name__})")))
 
     def _receive(self, message: Any) -> None:
         item = dispatch.classify(message)
@@ -201,6 +213,11 @@ class Server:
             self._session.initialized = True
         elif note.method == "notifications/cancelled":
             request_id = note.params.get("requestId")
+            if not dispatch.valid_id(request_id):
+                # A list or object is no request id, and would not even hash as a key: it once
+                # killed the reader thread (and with it the server) while a call was queued.
+                log.debug("cancel with an invalid requestId ignored")
+                return
             with self._lock:
                 call = self._running.pop(_key(request_id), None)
                 if call is not None:
