@@ -192,7 +192,7 @@ def _read_body(resp: Any, deadline: _Deadline) -> Iterator[bytes]:
         except urllib3.exceptions.ReadTimeoutError:
             raise TimeoutError from None
         except urllib3.exceptions.ProtocolError as exc:
-            raise OSError(f"connection broken ({_short(exc)})") from None
+            raise OSError(_broken(exc)) from None
         except urllib3.exceptions.DecodeError as exc:
             raise OSError(f"undecodable body ({_short(exc)})") from None
         if not chunk:
@@ -200,6 +200,24 @@ def _read_body(resp: Any, deadline: _Deadline) -> Iterator[bytes]:
             # enforce_content_length is on, which is the default in urllib3 2.
             return
         yield chunk
+
+
+def _broken(exc: BaseException) -> str:
+    """Why a body stopped, in words: urllib3's ProtocolError text is a nested tuple repr.
+
+    A connection closed before the declared Content-Length (a reset or a truncated body) shows
+    as ``IncompleteRead(N bytes read, M more expected)`` somewhere in its arguments.
+    """
+    for arg in (exc, *getattr(exc, "args", ())):
+        partial = getattr(arg, "partial", None)
+        expected = getattr(arg, "expected", None)
+        if isinstance(partial, int) and isinstance(expected, int):
+            return f"the connection closed after {partial} bytes, {expected} short of the declared length"
+    if "IncompleteRead" in str(exc):
+        return "the connection closed before the body was complete"
+    if "reset" in str(exc).lower():
+        return "the connection was reset"
+    return "the connection broke"
 
 
 def _short(exc: BaseException) -> str:
