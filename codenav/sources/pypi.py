@@ -54,6 +54,10 @@ def _parse(body: bytes, content_type: str, base: str) -> list[dict]:
                 "sha256": (f.get("hashes") or {}).get("sha256"), "yanked": bool(f.get("yanked")),
             })
         return files
+    if content_type and "html" not in content_type.lower():
+        # Neither PEP 691 JSON nor PEP 503 HTML (a plain file server, a gateway's text page):
+        # read as HTML it would look like a project without files, a wrong "no release" answer.
+        raise ValueError(f"unexpected content type {content_type!r}")
     parser = _Links()
     parser.feed(body.decode("utf-8", "replace"))
     for link in parser.files:
