@@ -29,6 +29,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -40,6 +41,10 @@ from ..errors import CodenavError, invalid
 
 RESOLVE_TIMEOUT = 30.0  # seconds, CODENAV_GIT_TIMEOUT
 EXPORT_TIMEOUT = 300.0  # seconds, CODENAV_GIT_FETCH_TIMEOUT: a fetch moves a whole tree
+# git's stdout is read against a byte cap, as every HTTP body is (SPEC §8): a ref listing gets
+# the cap of a registry document; an exported tree the most the archive limits could accept.
+REFS_CAP = 64 * 1024 * 1024
+STDERR_KEEP = 64 * 1024  # the tail of git's stderr kept for the error message (the reason is last)
 
 # Remote-helper syntax git recognises before anything else: "<scheme chars>::<address>".
 _HELPER_FORM = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*::")
@@ -148,11 +153,13 @@ def resolve_ref(url: str, ref: str | None, *, timeout: float | None = None) -> R
     raise _ref_not_found(url, ref, refs)
 
 
-def export(url: str, commit: str, dest_tar: Path, *, timeout: float | None = None, ref: str | None = None) -> None:
+def export(url: str, commit: str, dest_tar: Path, *, timeout: float | None = None, ref: str | None = None,
+           max_bytes: int | None = None) -> None:
     """Write a tar of the tree at ``commit`` (no ``.git``) to ``dest_tar``.
 
     ``ref``, when the caller knows it, is the ref ``resolve`` used: it is fetched instead if
     the server refuses to serve a commit by id, and tells "the ref moved" from "no such commit".
+    A tar over ``max_bytes`` is TOO_LARGE and is not kept.
     """
     url = check_url(url)
     if not isinstance(commit, str) or not _FULL_ID.fullmatch(commit):
@@ -179,6 +186,7 @@ def export(url: str, commit: str, dest_tar: Path, *, timeout: float | None = Non
                 # tarfile cannot read that header followed by nothing (an empty tree).
                 [f"--git-dir={work}", "archive", "--format=tar", f"{commit}^{{tree}}"],
                 deadline, f"archive {commit[:12]}", hide, cwd=work, stdout=out,
+                cap=sys.maxsize if max_bytes is None else max_bytes,
             )
         done = True
     finally:
@@ -239,7 +247,10 @@ def _resolve_head(url: str, deadline: _Deadline) -> Resolution:
         else:
             commit = value.strip()
     if commit is None:
-        what = f"its default branch {_short_name(target)!r} has no commits" if target else "it has no commits"
+        # An empty repository and a web server that is no git server at all (git falls back to
+        # the "dumb" protocol and finds no refs) look the same from here: say both.
+        what = (f"its default branch {_short_name(target)!r} has no commits" if target
+                else "it has no commits (or it is not a git repository)")
         raise CodenavError(
             "REF_NOT_FOUND",
             f"{_display(url)} has no default branch to read: {what}",
@@ -411,17 +422,23 @@ def _git(
     *,
     cwd: Path | None = None,
     stdout: IO[bytes] | None = None,
+    cap: int | None = None,
 ) -> str:
     """Run git and return its stdout as text (empty when ``stdout`` is a file to write to).
 
     A non-zero exit is classified from git's stderr (``_classify``); an overrun deadline is
-    TIMEOUT, after the whole process group has been killed.
+    TIMEOUT and more than ``cap`` bytes of stdout (default ``REFS_CAP``) TOO_LARGE, after the
+    whole process group has been killed.
     """
     captured: list[bytes] = []
-    failed = _run(args, deadline, what, cwd=cwd, stdout=stdout, captured=captured)
+    failed = _run(args, deadline, what, cwd=cwd, stdout=stdout, captured=captured, cap=cap)
     if failed is not None:
         raise _classify(failed, what, hide)
     return b"".join(captured).decode("utf-8", "replace")
+
+
+class _OverCap(Exception):
+    pass
 
 
 def _run(
@@ -432,8 +449,14 @@ def _run(
     cwd: Path | None = None,
     stdout: IO[bytes] | None = None,
     captured: list[bytes] | None = None,
+    cap: int | None = None,
 ) -> str | None:
-    """Run ``git ARGS`` hardened and under ``deadline``; None on success, else git's stderr."""
+    """Run ``git ARGS`` hardened and under ``deadline``; None on success, else git's stderr.
+
+    git's stdout goes to ``stdout`` (a file) or into ``captured``, at most ``cap`` bytes
+    (default ``REFS_CAP``).
+    """
+    cap = REFS_CAP if cap is None else cap
     git = shutil.which("git")
     if git is None:
         raise CodenavError(
@@ -447,7 +470,7 @@ def _run(
         proc = subprocess.Popen(
             [git, *_HARDENING, *args],
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE if stdout is None else stdout,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=_environment(),
             # Never inside whatever repository the caller's cwd is (its config could name an
@@ -460,18 +483,62 @@ def _run(
     except FileNotFoundError:
         raise CodenavError("CONFIG_ERROR", "codenav needs the git command for repo_url targets; install git") from None
     try:
-        out, err = proc.communicate(timeout=left)
+        err = _pump(proc, deadline, stdout, captured, cap)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
         raise _timed_out(what, deadline) from None
+    except _OverCap:
+        _kill_group(proc)
+        raise CodenavError(
+            "TOO_LARGE", f"git could not {what}: its output is larger than the {cap} byte limit",
+            details={"limitBytes": cap},
+        ) from None
     except BaseException:  # e.g. KeyboardInterrupt: no git process outlives the call
         _kill_group(proc)
         raise
     if proc.returncode != 0:
         return err.decode("utf-8", "replace") or f"git exited with status {proc.returncode}"
-    if captured is not None and out:
-        captured.append(out)
     return None
+
+
+def _pump(proc: subprocess.Popen[bytes], deadline: _Deadline, sink: IO[bytes] | None,
+          captured: list[bytes] | None, cap: int) -> bytes:
+    """Copy git's stdout to ``sink`` (or into ``captured``) and keep the tail of its stderr,
+    until git exits: within the deadline (TimeoutExpired) and ``cap`` bytes of stdout (_OverCap).
+
+    ``communicate`` would buffer whatever a hostile remote makes git print; this reads both
+    pipes as they fill, as net.request reads a body.
+    """
+    import selectors
+
+    assert proc.stdout is not None and proc.stderr is not None
+    err = b""
+    size = 0
+    with selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ, "out")
+        selector.register(proc.stderr, selectors.EVENT_READ, "err")
+        while selector.get_map():
+            left = deadline.remaining()
+            if left <= 0:
+                raise subprocess.TimeoutExpired(proc.args, deadline.seconds)
+            for key, _ in selector.select(left):
+                chunk = os.read(key.fd, 256 * 1024)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                elif key.data == "err":
+                    err = (err + chunk)[-STDERR_KEEP:]
+                else:
+                    size += len(chunk)
+                    if size > cap:
+                        raise _OverCap
+                    if sink is not None:
+                        sink.write(chunk)
+                    elif captured is not None:
+                        captured.append(chunk)
+    proc.stdout.close()
+    proc.stderr.close()
+    proc.wait(timeout=max(0.0, deadline.remaining()))
+    return err
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -512,6 +579,12 @@ _FAILURES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     )),
     ("CONFIG_ERROR", "ssh could not verify the server's host key (add it to known_hosts)", (
         "host key verification failed",
+    )),
+    # The remote answered, but not in git's protocol (an HTML page, a proxy's JSON): retrying
+    # will not help (SPEC §4 PROTOCOL_ERROR).
+    ("PROTOCOL_ERROR", "the server does not speak git's protocol", (
+        "protocol error", "bad line length", "invalid packet", "unexpected flush", "invalid server response",
+        "is this a git repository",
     )),
     ("NETWORK", "the server could not be reached", (
         "could not resolve host", "could not resolve proxy", "connection refused", "failed to connect",
