@@ -33,6 +33,7 @@ from .errors import CodenavError
 from .targets import GitTarget, Target, git_key, short_hash
 
 MANIFEST_VERSION = 1
+MAX_SPAWNS = 3  # indexers one call may start: a clear or a kill may sweep a build away mid-way
 RESOLVE_TTL = 300.0  # seconds a "latest"/dist-tag resolution is reused (npm caches packuments 5 min too)
 _EXACT_NPM = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 
@@ -160,7 +161,9 @@ def alias_of(target: Target) -> tuple[str, float | None]:
     return f"{target.registry}|{base}|{target.name}|{target.version or ''}", ttl
 
 
-def _read_alias(alias: str) -> Entry | None:
+def _read_alias(alias: str, resolved_since: float | None = None) -> Entry | None:
+    """The entry an alias names, unless it expired; ``resolved_since`` (wall clock) also accepts
+    an expired alias resolved at or after that time: the resolution a waiter asked for."""
     path = root() / "aliases" / f"{_hash(alias)}.json"
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -170,22 +173,37 @@ def _read_alias(alias: str) -> Entry | None:
         return None
     expires = data.get("expires")
     if expires is not None and time.time() > expires:
-        return None
+        # A short TTL (CODENAV_RESOLVE_TTL=0: always resolve afresh) can expire between the
+        # indexer writing the alias and its waiter reading it; the waiter still wants that answer.
+        resolved = data.get("resolved")
+        if resolved_since is None or not isinstance(resolved, (int, float)) or resolved < resolved_since:
+            return None
     return _entry(data["key"])
 
 
 def write_alias(alias: str, key: str, ttl: float | None) -> None:
-    data = {"alias": alias, "key": key, "expires": None if ttl is None else time.time() + ttl}
-    _atomic_write(_dir("aliases") / f"{_hash(alias)}.json", json.dumps(data, sort_keys=True))
+    now = time.time()
+    data = {"alias": alias, "key": key, "expires": None if ttl is None else now + ttl, "resolved": now}
+    _atomic_write(_dir("aliases") / f"{_hash(alias)}.json", json.dumps(data, sort_keys=True), remake_parent=True)
 
 
-def _atomic_write(path: Path, text: str) -> None:
+def _atomic_write(path: Path, text: str, *, remake_parent: bool = False) -> None:
+    """Write ``path`` whole or not at all. ``remake_parent``: a concurrent ``cache clear`` may
+    have moved the folder away (aliases/, jobs/); make it again. Never for a build directory,
+    which must not come back half-empty."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    for attempt in range(3):
+        try:
+            with open(tmp, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+            return
+        except FileNotFoundError:
+            if not remake_parent or attempt == 2:
+                raise
+            path.parent.mkdir(parents=True, exist_ok=True)
 
 
 # --- the lifecycle ----------------------------------------------------------------------------
@@ -242,7 +260,7 @@ def _spawn(job: dict[str, Any], deadline: float) -> Any:
     env = dict(os.environ)
     env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     job = {**job, "progressUntil": deadline if _progress_wanted() else None}
-    log = open(_dir("tmp") / "indexer.log", "ab")
+    log = _open_log()
     try:
         return subprocess.Popen(
             [sys.executable, "-m", f"{__package__}.indexer", json.dumps(job)],
@@ -252,6 +270,16 @@ def _spawn(job: dict[str, Any], deadline: float) -> Any:
         )
     finally:
         log.close()
+
+
+def _open_log() -> Any:
+    """tmp/indexer.log for the indexer's stderr; a concurrent clear may move tmp/ away at any time."""
+    for _ in range(3):
+        try:
+            return open(_dir("tmp") / "indexer.log", "ab")
+        except FileNotFoundError:
+            continue
+    return open(os.devnull, "ab")
 
 
 def _progress_wanted() -> bool:
@@ -264,11 +292,15 @@ def _index_and_wait(job: dict[str, Any], wait_ms: int) -> Entry:
 
     alias = job["alias"]
     start = time.monotonic()
+    began = time.time()
     deadline = start + wait_ms / 1000.0
     proc = None if _busy(alias) else _spawn(job, time.time() + wait_ms / 1000.0)
-    spawned = proc is not None
+    spawns = 0 if proc is None else 1
     while True:
-        found = _read_alias(alias) if job["kind"] == "package" else _entry(git_key(job["repo_url"], job["commit"]))
+        if job["kind"] == "package":
+            found = _read_alias(alias, resolved_since=began)
+        else:
+            found = _entry(git_key(job["repo_url"], job["commit"]))
         if found is not None:
             return found
         left = deadline - time.monotonic()
@@ -285,8 +317,12 @@ def _index_and_wait(job: dict[str, Any], wait_ms: int) -> Entry:
             outcome = _read_result(alias)
             if outcome is not None:
                 raise outcome
-            if not spawned and left > 0:
-                proc, spawned = _spawn(job, time.time() + left), True
+            # No entry and no recorded failure: nobody indexed it yet, or an indexer stopped
+            # without an answer (killed, or `cache clear` swept its build or its alias away).
+            # Index again while the wait lasts, a bounded number of times.
+            if spawns < MAX_SPAWNS and left > 0:
+                proc = _spawn(job, time.time() + left)
+                spawns += 1
                 continue
             raise CodenavError(
                 "INTERNAL", "indexing stopped before it finished; retry the call", retryable=True
@@ -328,13 +364,17 @@ def build(job: dict[str, Any]) -> str:
         result_path.unlink(missing_ok=True)
         try:
             key = _build_locked(job)
+        except _Cleared:
+            # Not a failure of the target: record nothing, so a waiter indexes it again.
+            sys.stderr.write("codenav: the cache was cleared while indexing; nothing was published\n")
+            return ""
         except CodenavError as exc:
-            _atomic_write(result_path, json.dumps(exc.to_envelope(), sort_keys=True))
+            _atomic_write(result_path, json.dumps(exc.to_envelope(), sort_keys=True), remake_parent=True)
             raise
         except Exception as exc:
             from .errors import internal
 
-            _atomic_write(result_path, json.dumps(internal(exc).to_envelope(), sort_keys=True))
+            _atomic_write(result_path, json.dumps(internal(exc).to_envelope(), sort_keys=True), remake_parent=True)
             raise
         return key
 
@@ -354,7 +394,11 @@ def _build_locked(job: dict[str, Any]) -> str:
                        "commit": job["commit"]}
 
         def fetch(download: Path) -> None:
-            git.export(job["repo_url"], job["commit"], download, ref=job.get("git_ref"))
+            # git archive writes an uncompressed tar: one larger than the archive limits could
+            # ever accept (each member costs a few header blocks on top of its data) is stopped
+            # while it is written, before it can fill the disk.
+            git.export(job["repo_url"], job["commit"], download, ref=job.get("git_ref"),
+                       max_bytes=limits.max_total_bytes + limits.max_files * 4096)
 
         _publish(key, target_echo, fetch, fmt="tar", strip=0, prefix=None, limits=limits)
         return key
@@ -375,40 +419,56 @@ def _build_locked(job: dict[str, Any]) -> str:
     return artifact.key
 
 
+class _Cleared(Exception):
+    """``codenav cache clear`` moved the build directory away mid-build (never leaves this module)."""
+
+
 def _publish(key: str, target_echo: dict, fetch: Any, *, fmt: str, strip: int, prefix: str | None,
              limits: Any) -> None:
+    work = Path(os_tempdir(_dir("tmp"), key))
+    try:
+        _build_in(work, key, target_echo, fetch, fmt=fmt, strip=strip, prefix=prefix, limits=limits)
+    except Exception:
+        if not work.exists():
+            # clear() renames tmp/ away whole: whatever failed, it failed because of that.
+            raise _Cleared from None
+        raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, *, fmt: str, strip: int, prefix: str | None,
+              limits: Any) -> None:
+    """Download into ``work``, extract, write the manifest, publish by one rename."""
     from . import archive
     from .text import file_type_for, language_for
 
-    work = Path(os_tempdir(_dir("tmp"), key))
+    download = work / "artifact"
+    fetch(download)
+    build_dir = work / "entry"
+    tree = build_dir / "tree"
+    build_dir.mkdir()  # never parents=True: a work dir that a clear moved away must not come back
+    tree.mkdir()
+    extracted = archive.extract(download, tree, fmt=fmt, strip_components=strip,
+                                required_prefix=prefix, limits=limits)
+    download.unlink()
+    rows = [
+        [f.path, f.size, language_for(f.path), file_type_for(f.path, f.binary, f.link is not None),
+         f.binary, f.link]
+        for f in extracted.files
+    ]
+    manifest = {"version": MANIFEST_VERSION, "target": target_echo, "files": rows,
+                "skipped": extracted.skipped}
+    _atomic_write(build_dir / "manifest.json", json.dumps(manifest, sort_keys=True, separators=(",", ":")))
+    final = root() / "entries" / key
+    final.parent.mkdir(parents=True, exist_ok=True)
     try:
-        download = work / "artifact"
-        fetch(download)
-        build_dir = work / "entry"
-        tree = build_dir / "tree"
-        tree.mkdir(parents=True)
-        extracted = archive.extract(download, tree, fmt=fmt, strip_components=strip,
-                                    required_prefix=prefix, limits=limits)
-        download.unlink()
-        rows = [
-            [f.path, f.size, language_for(f.path), file_type_for(f.path, f.binary, f.link is not None),
-             f.binary, f.link]
-            for f in extracted.files
-        ]
-        manifest = {"version": MANIFEST_VERSION, "target": target_echo, "files": rows,
-                    "skipped": extracted.skipped}
-        _atomic_write(build_dir / "manifest.json", json.dumps(manifest, sort_keys=True, separators=(",", ":")))
-        final = root() / "entries" / key
-        final.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.rename(build_dir, final)
-        except OSError as exc:
-            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                raise
-            # Someone published the same immutable entry first: theirs is as good as ours.
-        _fsync_dir(final.parent)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        os.rename(build_dir, final)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise
+        # Someone published the same immutable entry first: theirs is as good as ours.
+    _fsync_dir(final.parent)
 
 
 def os_tempdir(parent: Path, key: str) -> str:
@@ -457,7 +517,10 @@ def clear() -> int:
     for name in ("entries", "aliases", "jobs", "tmp", "state"):
         if (base / name).exists():
             trash.mkdir(exist_ok=True)
-            os.rename(base / name, trash / name)  # one rename: an entry vanishes whole
+            try:
+                os.rename(base / name, trash / name)  # one rename: an entry vanishes whole
+            except FileNotFoundError:
+                continue  # a concurrent clear took it first
     shutil.rmtree(trash, ignore_errors=True)
     return count
 
