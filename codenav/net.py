@@ -285,7 +285,12 @@ def status_error(what: str, resp: Response, *, not_found: CodenavError | None = 
             message += f"; retry in {seconds} s"
         return CodenavError("RATE_LIMITED", message, details=details)
     if status >= 500:
-        return CodenavError("UPSTREAM_ERROR", f"{what} failed with HTTP {status}", details={"status": status})
+        details = {"status": status}
+        # A 503 often says when to come back (RFC 9110 §10.2.3): pass it on (SPEC §4 details).
+        seconds = retry_after_seconds({"retry-after": resp.header("retry-after") or ""})
+        if seconds is not None:
+            details["retryAfterSeconds"] = seconds
+        return CodenavError("UPSTREAM_ERROR", f"{what} failed with HTTP {status}", details=details)
     if status in (401, 403):
         return CodenavError(
             "UPSTREAM_ERROR",

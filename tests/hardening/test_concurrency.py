@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from codenav.errors import CodenavError
 from tests.conftest import ROOT, run_cli
 from tests.fakes.registry import FakeNpm
 
@@ -147,7 +148,7 @@ def test_readers_during_cache_clear_get_whole_answers_or_error_envelopes(npm: Fa
     outcomes += cli_outcomes
     bad = [o for o in outcomes if o != "ok" and not o.startswith("error ")]
     assert bad == [], ({o: outcomes.count(o) for o in sorted(set(outcomes))}, bad[:3])
-    assert outcomes.count("ok") > 0 and clears >= 10, (clears, outcomes)
+    assert outcomes.count("ok") > 0 and clears >= 3, (clears, outcomes[:20])
     # After the storm the cache is whole: every entry complete, and the next read succeeds.
     report = cache_report(cache_dir)
     assert report.half_built == []
@@ -170,3 +171,45 @@ def _judge_cli(proc: subprocess.Popen[bytes], expected: str) -> str:
         return "ok" if envelope.get("content") == expected else "PARTIAL content"
     error = envelope.get("error", {})
     return f"error {error.get('code')}" + (" retryable" if error.get("retryable") else "")
+
+
+def test_a_clear_during_indexing_costs_a_second_index_not_an_error(npm: FakeNpm, cache_dir: Path) -> None:
+    """`codenav cache clear` while the only indexer is mid-download sweeps its build away; the call
+    waiting on it indexes again within its wait and succeeds with the whole listing."""
+    import threading
+
+    from codenav.tools import list_files
+    from tests.fakes.http import Reply
+
+    files = {f"lib/f{i:03d}.js": b"x\n" for i in range(50)}
+    tarball = npm.publish("swept", "1.0.0", files)
+    hits: list[int] = []
+
+    def serve(handler) -> Reply:
+        hits.append(1)
+        if len(hits) == 1:  # the first download drips for a second: time to clear under it
+            return Reply(200, [tarball[i:i + 512] for i in range(0, len(tarball), 512)], chunk_delay=1.0 / (
+                len(tarball) // 512 + 1))
+        return Reply(200, tarball)
+
+    npm.server.route("GET", "/-/swept/swept-1.0.0.tgz", serve)
+    outcome: dict = {}
+
+    def wait_for_it() -> None:
+        try:
+            outcome["result"] = list_files.run({"registry": "npm", "package_name": "swept", "version": "1.0.0"})
+        except CodenavError as exc:
+            outcome["result"] = exc.to_envelope()
+
+    waiter = threading.Thread(target=wait_for_it)
+    waiter.start()
+    deadline = time.monotonic() + 10
+    while not list((cache_dir / "tmp").glob("npm_swept_*/artifact")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert run_cli("cache", "clear").returncode == 0
+    waiter.join(30)
+    assert "error" not in outcome["result"], outcome["result"]
+    assert [f["path"] for f in outcome["result"]["files"]] == sorted(files)
+    assert len(hits) == 2
+    report = cache_report(cache_dir)
+    assert len(report.entries) == 1 and report.half_built == []
