@@ -12,11 +12,11 @@ the wrong content type. After each call the cache holds no entry, no alias and n
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -44,27 +44,19 @@ SLASH_REF_URL = "https://github.com/octo/demo/blob/release/v1/src/app.py"
 MATCHING_REFS = "/repos/octo/demo/git/matching-refs/heads/release"
 
 
-@dataclass
-class Upstream:
-    """How to reach one upstream with a fault in place."""
-
-    name: str
-    timeout_vars: tuple[str, ...]
-    good: Callable[[], Reply]  # a healthy answer, the base of the stall/drip/reset/truncation faults
-
-
 # --- the faults -----------------------------------------------------------------------------
-
-
-def _drip(reply: Reply) -> Reply:
-    body = reply.body if isinstance(reply.body, bytes) else b"".join(reply.body)
-    pieces = [body[i:i + 8] for i in range(0, len(body), 8)] or [b""]
-    pieces = (pieces * (40 // len(pieces) + 1))[:40] if len(pieces) < 40 else pieces
-    return Reply(reply.status, pieces, reply.headers, chunk_delay=0.05)
 
 
 def _body(reply: Reply) -> bytes:
     return reply.body if isinstance(reply.body, bytes) else b"".join(reply.body)
+
+
+def _drip(reply: Reply) -> Reply:
+    """The healthy answer in small pieces spread over about 2 s: each read is quick, the whole is late."""
+    body = _body(reply)
+    step = max(1, len(body) // 40)
+    pieces = [body[i:i + step] for i in range(0, len(body), step)]
+    return Reply(reply.status, pieces, reply.headers, chunk_delay=2.0 / len(pieces))
 
 
 FAULTS: dict[str, Callable[[Reply, str], Reply]] = {
@@ -213,7 +205,7 @@ def _arrange(upstream: str, fault: str, server: FakeServer, tmp_path: Path,
         if upstream == "pypi":
             good = Reply(200, json.dumps({"meta": {"api-version": "1.1"}, "name": "demo", "files": [
                 {"filename": "demo-1.0-py3-none-any.whl", "url": "../../files/demo-1.0-py3-none-any.whl",
-                 "hashes": {"sha256": __import__("hashlib").sha256(data).hexdigest()}}]}).encode(),
+                 "hashes": {"sha256": hashlib.sha256(data).hexdigest()}}]}).encode(),
                 {"Content-Type": "application/vnd.pypi.simple.v1+json"})
             if fault == "wrong-content-type":
                 # Neither JSON nor HTML: what a misconfigured index URL (a plain file server,
