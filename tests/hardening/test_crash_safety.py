@@ -33,7 +33,8 @@ from tests.fakes.registry import FakeNpm, make_tgz
 
 from .support import cache_report, check_entry, error_of
 
-pytestmark = pytest.mark.hardening
+pytestmark = [pytest.mark.hardening,
+              pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the indexers through /proc")]
 
 KILLS = 50
 SEED = int(os.environ.get("CODENAV_CRASH_SEED", "20240607"))
