@@ -33,6 +33,7 @@ from .errors import CodenavError
 from .targets import GitTarget, Target, git_key, short_hash
 
 MANIFEST_VERSION = 1
+LOG_CAP = 1024 * 1024  # bytes of tmp/indexer.log kept before it is started afresh
 MAX_SPAWNS = 3  # indexers one call may start: a clear or a kill may sweep a build away mid-way
 RESOLVE_TTL = 300.0  # seconds a "latest"/dist-tag resolution is reused (npm caches packuments 5 min too)
 _EXACT_NPM = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
@@ -276,15 +277,19 @@ def _open_log() -> Any:
     """tmp/indexer.log for the indexer's stderr; a concurrent clear may move tmp/ away at any time."""
     for _ in range(3):
         try:
-            return open(_dir("tmp") / "indexer.log", "ab")
+            path = _dir("tmp") / "indexer.log"
+            # Only tracebacks of indexer bugs land here; start afresh past 1 MiB so it cannot grow forever.
+            big = path.exists() and path.stat().st_size > LOG_CAP
+            return open(path, "wb" if big else "ab")
         except FileNotFoundError:
             continue
     return open(os.devnull, "ab")
 
 
 def _progress_wanted() -> bool:
-    # Progress is for a person watching a terminal, never for pipes or the MCP wire.
-    return os.environ.get("CODENAV_MCP_SERVER") is None and sys.stderr is not None and sys.stderr.isatty()
+    # Progress is for a person watching a terminal, never for pipes; the MCP server's stderr
+    # stream reports isatty() False, so the wire's neighbour stays quiet too.
+    return sys.stderr is not None and sys.stderr.isatty()
 
 
 def _index_and_wait(job: dict[str, Any], wait_ms: int) -> Entry:
