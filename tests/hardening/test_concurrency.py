@@ -187,8 +187,8 @@ def test_a_clear_during_indexing_costs_a_second_index_not_an_error(npm: FakeNpm,
 
     def serve(handler) -> Reply:
         hits.append(1)
-        if len(hits) == 1:  # the first download drips for a second: time to clear under it
-            return Reply(200, [tarball[i:i + 512] for i in range(0, len(tarball), 512)], chunk_delay=1.0 / (
+        if len(hits) == 1:  # the first download drips for 5 s: time to clear under it, even on a busy machine
+            return Reply(200, [tarball[i:i + 512] for i in range(0, len(tarball), 512)], chunk_delay=5.0 / (
                 len(tarball) // 512 + 1))
         return Reply(200, tarball)
 
