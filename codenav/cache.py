@@ -4,6 +4,7 @@ Layout under the cache root (``$CODENAV_CACHE_DIR``, ``$XDG_CACHE_HOME/codenav``
 ``~/.cache/codenav``)::
 
   entries/<key>/manifest.json   immutable, published by one rename; lists every file
+  entries/<key>/paths.txt       the same paths as the plain listing prints them (entries.py)
   entries/<key>/tree/...        the files (regular files only: links live in the manifest)
   aliases/<h>.json              what a request (registry, endpoint, name, version) resolved to
   locks/<h>.lock                flock per request: one indexer at a time, others wait
@@ -29,26 +30,21 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import entries
 from .errors import CodenavError
 from .targets import GitTarget, Target, git_key, short_hash
 
 MANIFEST_VERSION = 1
 LOG_CAP = 1024 * 1024  # bytes of tmp/indexer.log kept before it is started afresh
 MAX_SPAWNS = 3  # indexers one call may start: a clear or a kill may sweep a build away mid-way
-RESOLVE_TTL = 300.0  # seconds a "latest"/dist-tag resolution is reused (npm caches packuments 5 min too)
-_EXACT_NPM = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 
 
 def root() -> Path:
-    if os.environ.get("CODENAV_CACHE_DIR"):
-        return Path(os.environ["CODENAV_CACHE_DIR"])
-    if os.environ.get("XDG_CACHE_HOME"):
-        return Path(os.environ["XDG_CACHE_HOME"]) / "codenav"
-    return Path.home() / ".cache" / "codenav"
+    return Path(entries.root())
 
 
 def state_dir() -> Path:
-    return root() / "state"
+    return Path(entries.state_dir())
 
 
 def _dir(name: str) -> Path:
@@ -57,109 +53,16 @@ def _dir(name: str) -> Path:
     return path
 
 
-# --- entries -------------------------------------------------------------------------------
+# --- entries: the read side lives in entries.py, light enough for a warm call -----------------
 
-class Entry:
-    """One published, immutable file tree and its manifest."""
-
-    def __init__(self, key: str, path: Path) -> None:
-        self.key = key
-        self.path = path
-        self._manifest: dict[str, Any] | None = None
-        self._index: dict[str, list] | None = None
-        self.echo: dict[str, Any] | None = None  # per-request echo (git: the ref asked for)
-
-    @property
-    def manifest(self) -> dict[str, Any]:
-        if self._manifest is None:
-            try:
-                self._manifest = json.loads((self.path / "manifest.json").read_text(encoding="utf-8"))
-            except FileNotFoundError:
-                raise CodenavError(
-                    "NOT_FOUND", "the cached copy of this target was removed (cache clear?); retry to index it again",
-                    retryable=True,
-                ) from None
-        return self._manifest
-
-    @property
-    def target(self) -> dict[str, Any]:
-        return self.echo if self.echo is not None else self.manifest["target"]
-
-    def files(self) -> list[list]:
-        """Rows ``[path, size, language, fileType, isBinary, link]`` sorted by path."""
-        return self.manifest["files"]
-
-    def row(self, path: str) -> list:
-        if self._index is None:
-            self._index = {r[0]: r for r in self.files()}
-        found = self._index.get(path)
-        if found is None:
-            details: dict[str, Any] = {"filePath": path, "action": "list the files with list_files"}
-            close = _close_matches(path, self._index)
-            if close:
-                details["didYouMean"] = close
-            raise CodenavError("FILE_NOT_FOUND", f"{path} is not a file of this target", details=details)
-        return found
-
-    def read(self, path: str) -> tuple[list, bytes]:
-        """(row, bytes) of a file; a symlink row is followed inside the tree."""
-        row = self.row(path)
-        seen = 0
-        while row[5] is not None:  # a link kept in the manifest (never followed on disk)
-            seen += 1
-            if seen > 16:
-                raise CodenavError("FILE_NOT_FOUND", f"{path} is a symlink loop", details={"filePath": path})
-            try:
-                row = self.row(row[5])
-            except CodenavError:
-                raise CodenavError(
-                    "FILE_NOT_FOUND", f"{path} is a symlink to {row[5]}, which this target does not ship",
-                    details={"filePath": path},
-                ) from None
-        try:
-            with open(self.path / "tree" / row[0], "rb") as handle:
-                return row, handle.read()
-        except FileNotFoundError:
-            raise CodenavError(
-                "NOT_FOUND", "the cached copy of this target was removed (cache clear?); retry to index it again",
-                retryable=True,
-            ) from None
-
-
-def _close_matches(path: str, index: dict[str, list]) -> list[str]:
-    base = path.rsplit("/", 1)[-1]
-    same_name = [p for p in index if p.rsplit("/", 1)[-1] == base]
-    if same_name:
-        return sorted(same_name)[:5]
-    import difflib
-
-    return difflib.get_close_matches(path, list(index), n=3, cutoff=0.75)
-
-
-def _entry(key: str) -> Entry | None:
-    path = root() / "entries" / key
-    return Entry(key, path) if (path / "manifest.json").is_file() else None
+Entry = entries.Entry
+_entry = entries.find
 
 
 # --- aliases: request -> entry --------------------------------------------------------------
 
 _hash = short_hash
-
-
-def alias_of(target: Target) -> tuple[str, float | None]:
-    """The alias text of a request and how long its resolution may be reused (None: forever)."""
-    if isinstance(target, GitTarget):
-        raise TypeError("git targets are keyed by commit")
-    from .sources import endpoints
-
-    if target.registry == "npm":
-        base = endpoints.npm_registry()
-        exact = target.version is not None and bool(_EXACT_NPM.match(target.version))
-    else:
-        base = endpoints.pypi_index()
-        exact = target.version is not None
-    ttl = None if exact else float(os.environ.get("CODENAV_RESOLVE_TTL", RESOLVE_TTL))
-    return f"{target.registry}|{base}|{target.name}|{target.version or ''}", ttl
+alias_of = entries.alias_of
 
 
 def _read_alias(alias: str, resolved_since: float | None = None) -> Entry | None:
@@ -465,6 +368,7 @@ def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, *, fmt: str, 
     manifest = {"version": MANIFEST_VERSION, "target": target_echo, "files": rows,
                 "skipped": extracted.skipped}
     _atomic_write(build_dir / "manifest.json", json.dumps(manifest, sort_keys=True, separators=(",", ":")))
+    entries.write_listing(str(build_dir), rows, len(extracted.skipped))
     final = root() / "entries" / key
     final.parent.mkdir(parents=True, exist_ok=True)
     try:

@@ -8,10 +8,25 @@ are decided here: 0 success, 1 error (tools with ``ERROR_EXIT = 2``: 1 = no matc
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from . import __version__
 from .errors import CodenavError, internal
+
+TYPE_CHECKING = False  # annotations only: a warm call must not import typing
+if TYPE_CHECKING:
+    from typing import Any
+
+# The options of the target tools, for the quick reading of a plain call (_quick_namespace):
+# option -> namespace attribute; every value is kept as the string given, as argparse keeps
+# it (the tools convert them). tests/test_warm_path.py checks this table against the argparse
+# parsers, which stay the definition.
+_TARGET_OPTIONS = {"--repo-url": "repo_url", "--git-ref": "git_ref", "--wait": "wait"}
+_QUICK_OPTIONS = {
+    "files": {},
+    "read": {"--lines": "lines"},
+    "grep": {"--context": "context", "-C": "context"},
+}
+_QUICK_FLAGS = {"--json": "json", "--verbose": "verbose", "-v": "verbose"}
 
 
 def _build_parser(command: str | None) -> Any:
@@ -54,13 +69,65 @@ def _first_command(argv: list[str]) -> str | None:
     return None
 
 
+class _Namespace:
+    """The attributes argparse would have set."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.__dict__.update(values)
+
+
+def _quick_namespace(argv: list[str]) -> _Namespace | None:
+    """The namespace argparse would return for a plain files/read/grep call, or None.
+
+    argparse, with gettext and re, costs a warm call more than the call itself, so the common
+    shape is read here: the subcommand, its positionals in one run, and exact options with a
+    separate or ``--option=value`` value. Anything else — help, abbreviations, combined short
+    flags, ``--``, a word or value starting with '-', an empty word, positionals on both sides
+    of an option (argparse refuses those) — returns None, and argparse decides as before.
+    """
+    command = argv[0] if argv else None
+    if command not in _QUICK_OPTIONS:
+        return None
+    from .tools import COMMANDS
+
+    options = {**_TARGET_OPTIONS, **_QUICK_OPTIONS[command]}
+    values: dict[str, Any] = {"command": command, "operands": [], "json": False, "verbose": False,
+                              "_tool": COMMANDS[command]}
+    values.update((dest, None) for dest in options.values())
+    operands_done = False
+    words = iter(argv[1:])
+    for word in words:
+        if not word:
+            return None
+        if not word.startswith("-"):
+            if operands_done:
+                return None
+            values["operands"].append(word)
+            continue
+        operands_done = bool(values["operands"])
+        if word in _QUICK_FLAGS:
+            values[_QUICK_FLAGS[word]] = True
+            continue
+        name, equals, value = word.partition("=")
+        if name not in options or (equals and not name.startswith("--")):
+            return None
+        if not equals:
+            value = next(words, "")
+        if not value or value.startswith("-"):
+            return None
+        values[options[name]] = value
+    return _Namespace(values)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    parser = _build_parser(_first_command(argv))
-    ns = parser.parse_args(argv)
-    if ns.command is None:
-        parser.print_help(sys.stderr)
-        return 2
+    ns: Any = _quick_namespace(argv)
+    if ns is None:
+        parser = _build_parser(_first_command(argv))
+        ns = parser.parse_args(argv)
+        if ns.command is None:
+            parser.print_help(sys.stderr)
+            return 2
     try:
         if ns.command == "mcp":
             from .mcp.server import serve

@@ -5,22 +5,43 @@ file ``schemas/tools/<name>.json`` holding its description, annotations, ``input
 ``outputSchema``; ``schemas/defs.json`` holds shared definitions referenced as
 ``#/$defs/<name>``, which are bundled into each schema so only local ``$ref``s go out.
 ``jsonschema`` is imported only when a validator is first asked for.
+
+Every CLI call imports this module, so it imports nothing at load: ``json`` (which imports
+``re``), ``functools``, ``pathlib`` and ``typing`` each cost a warm call more than its work.
 """
 
 from __future__ import annotations
 
-import json
-from functools import cache
-from pathlib import Path
-from typing import Any
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
 
-_HERE = Path(__file__).resolve().parent
-# Installed wheel: codenav/schemas; checkout: ../schemas beside the package.
-_CANDIDATES = (_HERE / "schemas", _HERE.parent / "schemas")
+
+def cache(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``functools.cache``, without importing functools (and collections) on the warm path."""
+    memo: dict[Any, Any] = {}
+
+    def cached(*args: Any, **kwargs: Any) -> Any:
+        key = (args, tuple(sorted(kwargs.items()))) if kwargs else args
+        try:
+            return memo[key]
+        except KeyError:
+            memo[key] = value = function(*args, **kwargs)
+            return value
+
+    cached.__name__, cached.__qualname__, cached.__doc__ = function.__name__, function.__qualname__, function.__doc__
+    cached.__wrapped__ = function  # type: ignore[attr-defined]
+    return cached
 
 
 def schema_dir() -> Path:
-    for candidate in _CANDIDATES:
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    # Installed wheel: codenav/schemas; checkout: ../schemas beside the package.
+    for candidate in (here / "schemas", here.parent / "schemas"):
         if (candidate / "defs.json").is_file():
             return candidate
     raise FileNotFoundError("codenav schemas/ not found beside the package")
@@ -28,12 +49,20 @@ def schema_dir() -> Path:
 
 def dumps(obj: Any) -> str:
     """The one JSON form of a result or error: CLI --json and the MCP text block share it."""
+    import json
+
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _load(path: Path) -> Any:
+    import json
+
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 @cache
 def _defs() -> dict[str, Any]:
-    return json.loads((schema_dir() / "defs.json").read_text(encoding="utf-8"))["$defs"]
+    return _load(schema_dir() / "defs.json")["$defs"]
 
 
 def _bundle(schema: dict[str, Any]) -> dict[str, Any]:
@@ -66,7 +95,7 @@ def _bundle(schema: dict[str, Any]) -> dict[str, Any]:
 @cache
 def tool_spec(name: str) -> dict[str, Any]:
     """The MCP ``Tool`` object of one tool, with bundled schemas."""
-    raw = json.loads((schema_dir() / "tools" / f"{name}.json").read_text(encoding="utf-8"))
+    raw = _load(schema_dir() / "tools" / f"{name}.json")
     return {
         "name": raw["name"],
         "description": raw["description"],
@@ -78,7 +107,7 @@ def tool_spec(name: str) -> dict[str, Any]:
 
 @cache
 def error_schema() -> dict[str, Any]:
-    return _bundle(json.loads((schema_dir() / "error.json").read_text(encoding="utf-8")))
+    return _bundle(_load(schema_dir() / "error.json"))
 
 
 @cache
@@ -88,7 +117,27 @@ def validator(name: str, kind: str = "inputSchema") -> Any:
 
     schema = error_schema() if name == "error" else tool_spec(name)[kind]
     Draft202012Validator.check_schema(schema)
-    return Draft202012Validator(schema)
+    return Draft202012Validator(_inline_refs(schema, schema.get("$defs", {}), ()))
+
+
+def _inline_refs(node: Any, defs: dict[str, Any], inside: tuple[str, ...]) -> Any:
+    """``node`` with each bare ``{"$ref": "#/$defs/NAME"}`` replaced by that definition.
+
+    The same schema for validation (a lone 2020-12 ``$ref`` applies its target and nothing
+    else), but jsonschema no longer resolves references through its registry on every call,
+    which was half of validating a tools/call. ``$defs`` stay, for any reference kept (one
+    with siblings, or a definition that refers to itself).
+    """
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if len(node) == 1 and isinstance(ref, str) and ref.startswith("#/$defs/"):
+            name = ref[len("#/$defs/"):]
+            if name in defs and name not in inside:
+                return _inline_refs(defs[name], defs, (*inside, name))
+        return {key: value if key == "$defs" else _inline_refs(value, defs, inside) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inline_refs(value, defs, inside) for value in node]
+    return node
 
 
 # How much of an offending value an error message may quote: a 1 MB query must not come back
@@ -102,6 +151,8 @@ _JSON_TYPES = {"string": "a string", "integer": "an integer", "number": "a numbe
 def _quote(value: Any) -> str:
     if not isinstance(value, (str, int, float, bool)):
         return _JSON_TYPES.get(_json_type(value), "a value")  # an array or object: named, never printed
+    import json
+
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT] + "…"
 

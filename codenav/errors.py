@@ -7,7 +7,9 @@ or the message (plain), the MCP server returns it as an ``isError`` tool result.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing is for annotations only: a warm call must not import it
+if TYPE_CHECKING:
+    from typing import Any
 
 # code -> retryable by default
 CODES: dict[str, bool] = {

@@ -7,10 +7,13 @@ repository (``repo_url`` [+ ``git_ref``]). The CLI spells the first as
 
 from __future__ import annotations
 
-import re
-from typing import Any, NamedTuple
-
 from .errors import CodenavError, invalid
+
+# Annotations only: `typing` and `re` cost more to import than a warm call may spend (SPEC §7
+# benchmarks), so this module uses neither at run time.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 REGISTRIES = ("npm", "pypi")
 DEFAULT_WAIT_MS = 20000
@@ -18,51 +21,78 @@ MAX_WAIT_MS = 60000
 # The maxLength of schemas/defs.json, enforced here too: CLI arguments do not go through the
 # schema, and an over-long value must be refused before it reaches a URL or git.
 MAX_NAME, MAX_VERSION, MAX_REPO_URL, MAX_GIT_REF, MAX_PATH = 214, 256, 2048, 1024, 4096
-_NPM_NAME = re.compile(r"^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9._~-][a-z0-9._~-]*$", re.IGNORECASE)
-_PYPI_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
-_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_!-]*$")
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_NPM_CHARS = _ALNUM | frozenset("._~-")
+_PYPI_CHARS = _ALNUM | frozenset("._-")
+_VERSION_CHARS = _ALNUM | frozenset(".+_!-")
 
 
-class PackageTarget(NamedTuple):
-    registry: str
-    name: str  # npm: as given; pypi: PEP 503-normalised
-    version: str | None
+def _is_npm_name(name: str) -> bool:
+    """``(@scope/)?name`` of letters, digits and ``._~-``; the scope starts with a letter or digit."""
+    if name.startswith("@"):
+        scope, slash, name = name[1:].partition("/")
+        if not slash or not scope or scope[0] not in _ALNUM or not set(scope) <= _NPM_CHARS:
+            return False
+    return bool(name) and set(name) <= _NPM_CHARS
 
 
-class GitTarget(NamedTuple):
-    repo_url: str
-    git_ref: str | None
+def _is_pypi_name(name: str) -> bool:
+    """Letters, digits and ``._-``, starting and ending with a letter or digit (PEP 508 names)."""
+    return bool(name) and name[0] in _ALNUM and name[-1] in _ALNUM and set(name) <= _PYPI_CHARS
+
+
+def _is_version(version: str) -> bool:
+    return bool(version) and version[0] in _ALNUM and set(version) <= _VERSION_CHARS
+
+
+class PackageTarget:
+    """A registry package; ``name`` is as given for npm and PEP 503-normalised for PyPI."""
+
+    __slots__ = ("registry", "name", "version")
+
+    def __init__(self, registry: str, name: str, version: str | None) -> None:
+        self.registry, self.name, self.version = registry, name, version
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PackageTarget) and (self.registry, self.name, self.version) == (
+            other.registry, other.name, other.version)
+
+    def __hash__(self) -> int:
+        return hash((self.registry, self.name, self.version))
+
+    def __repr__(self) -> str:
+        return f"PackageTarget({self.registry!r}, {self.name!r}, {self.version!r})"
+
+
+class GitTarget:
+    """A git repository and the ref asked for (None: the remote's HEAD)."""
+
+    __slots__ = ("repo_url", "git_ref")
+
+    def __init__(self, repo_url: str, git_ref: str | None) -> None:
+        self.repo_url, self.git_ref = repo_url, git_ref
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GitTarget) and (self.repo_url, self.git_ref) == (other.repo_url, other.git_ref)
+
+    def __hash__(self) -> int:
+        return hash((self.repo_url, self.git_ref))
+
+    def __repr__(self) -> str:
+        return f"GitTarget({self.repo_url!r}, {self.git_ref!r})"
 
 
 Target = PackageTarget | GitTarget
 
 
-class Artifact(NamedTuple):
-    """One downloadable, hash-pinned artifact: what a package target resolves to."""
+def __getattr__(name: str) -> Any:
+    # PEP 562: Artifact lives with the sources that make it (indexing only); it is still
+    # importable from here, without every warm call paying for its NamedTuple.
+    if name == "Artifact":
+        from .sources.artifact import Artifact
 
-    registry: str
-    name: str
-    version: str
-    filename: str
-    url: str
-    algorithm: str  # sha512 | sha256 | sha1
-    digest: str  # hex
-    fmt: str  # tar | zip
-    strip_components: int = 0
-    required_prefix: str | None = None
-    headers: dict[str, str] | None = None  # auth for the download; never part of the identity
-
-    @property
-    def key(self) -> str:
-        safe = re.sub(r"[^A-Za-z0-9._-]", "_", self.name.replace("/", "__"))
-        return f"{self.registry}/{safe}/{_safe(self.version)}-{self.digest[:16]}"
-
-    def echo(self) -> dict[str, Any]:
-        return {"registry": self.registry, "name": self.name, "version": self.version, "artifact": self.filename}
-
-
-def _safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._+-]", "_", text)[:100]
+        return Artifact
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def short_hash(text: str) -> str:
@@ -79,7 +109,18 @@ def git_key(repo_url: str, commit: str) -> str:
 
 
 def pep503(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """PEP 503 normalisation: each run of ``-``, ``_`` and ``.`` becomes one ``-``; lower case."""
+    out: list[str] = []
+    in_run = False
+    for char in name:
+        if char in "-_.":
+            if not in_run:
+                out.append("-")
+            in_run = True
+        else:
+            out.append(char)
+            in_run = False
+    return "".join(out).lower()
 
 
 def parse_spec(spec: str) -> dict[str, Any]:
@@ -140,15 +181,15 @@ def from_args(args: dict[str, Any]) -> Target:
         raise invalid(f"package_name is {len(name)} characters long; at most {MAX_NAME} are accepted",
                       "package_name")
     if registry == "npm":
-        if not _NPM_NAME.match(name) or "/" in name.lstrip("@").split("/", 1)[-1]:
+        if not _is_npm_name(name) or "/" in name.lstrip("@").split("/", 1)[-1]:
             raise invalid(f"{name!r} is not a valid npm package name", "package_name")
     else:
-        if not _PYPI_NAME.match(name):
+        if not _is_pypi_name(name):
             raise invalid(f"{name!r} is not a valid PyPI project name", "package_name")
         name = pep503(name)
     if version is not None and len(version) > MAX_VERSION:
         raise invalid(f"version is {len(version)} characters long; at most {MAX_VERSION} are accepted", "version")
-    if version is not None and not _VERSION.match(version):
+    if version is not None and not _is_version(version):
         raise invalid(f"{version!r} is not a valid version", "version")
     return PackageTarget(registry, name, version)
 
@@ -237,6 +278,6 @@ def cli_target(ns: Any, operands: list[str], usage: str) -> tuple[dict[str, Any]
 
 
 __all__ = [
-    "Artifact", "GitTarget", "PackageTarget", "Target", "CodenavError", "from_args", "parse_spec",
+    "GitTarget", "PackageTarget", "Target", "CodenavError", "from_args", "parse_spec",
     "validate_path", "wait_ms", "git_key", "pep503", "add_cli_options", "cli_target", "cli_int",
 ]

@@ -26,10 +26,16 @@ def is_binary(data: bytes) -> bool:
     return False
 
 
+# What str.splitlines splits on besides "\n" (the docs of str.splitlines list them).
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
 def split_lines(text: str) -> list[str]:
     """Lines with their ``\\n`` kept, so joining them gives the text back verbatim."""
     if not text:
         return []
+    if not any(other in text for other in _OTHER_BREAKS):
+        return text.splitlines(keepends=True)  # the same lines when "\n" is the only break, at C speed
     parts = text.split("\n")
     lines = [part + "\n" for part in parts[:-1]]
     if parts[-1]:
@@ -120,10 +126,12 @@ def fit(lines: list[str], *, max_bytes: int = BUDGET_BYTES, max_lines: int = BUD
     A single line longer than the budget is cut with a marker rather than dropped (SPEC §5),
     so a caller always makes progress.
     """
+    if len(lines) <= max_lines and _utf8_size("".join(lines)) <= max_bytes:
+        return list(lines), False  # the usual case, decided at C speed (a line loop is most of a call)
     kept: list[str] = []
     used = 0
     for line in lines:
-        size = len(line.encode("utf-8"))
+        size = _utf8_size(line)
         if len(kept) >= max_lines or used + size > max_bytes:
             if not kept:
                 kept.append(cut_line(line, max_bytes))
@@ -131,6 +139,10 @@ def fit(lines: list[str], *, max_bytes: int = BUDGET_BYTES, max_lines: int = BUD
         kept.append(line)
         used += size
     return kept, False
+
+
+def _utf8_size(text: str) -> int:
+    return len(text) if text.isascii() else len(text.encode("utf-8"))
 
 
 def cut_line(line: str, max_bytes: int) -> str:

@@ -11,19 +11,21 @@ Auth tokens found in .npmrc are attached to requests but never echoed anywhere.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
-from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import CodenavError
+
+# A warm call asks for an endpoint on every run: this module imports no json, pathlib or
+# urllib at load (they cost more than the rest of the call), only where they are needed.
 
 DISCOVERY_TIMEOUT = 30.0
 
 
 def redact(url: str) -> str:
     """A URL with any user:password removed, for messages."""
+    from urllib.parse import urlsplit, urlunsplit
+
     parts = urlsplit(url)
     if parts.username or parts.password:
         host = parts.hostname or ""
@@ -40,10 +42,10 @@ def _clean(url: str) -> str:
 
 # --- npm -----------------------------------------------------------------------------------
 
-def _npmrc_files() -> list[Path]:
-    files = [Path.cwd() / ".npmrc"]
+def _npmrc_files() -> list[str]:
+    files = [os.path.join(os.getcwd(), ".npmrc")]
     user = os.environ.get("npm_config_userconfig") or os.environ.get("NPM_CONFIG_USERCONFIG")
-    files.append(Path(user) if user else Path.home() / ".npmrc")
+    files.append(user if user else os.path.join(os.path.expanduser("~"), ".npmrc"))
     return files
 
 
@@ -52,7 +54,8 @@ def _npmrc_values() -> dict[str, str]:
     values: dict[str, str] = {}
     for path in reversed(_npmrc_files()):
         try:
-            text = path.read_text(encoding="utf-8")
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
         except OSError:
             continue
         for line in text.splitlines():
@@ -76,6 +79,8 @@ def npm_registry() -> str:
 
 def npm_auth_headers(url: str) -> dict[str, str]:
     """Authorization for ``url`` from .npmrc ``//host/path/:_authToken=`` (longest match)."""
+    from urllib.parse import urlsplit
+
     parts = urlsplit(url)
     target = f"//{parts.netloc}{parts.path}"
     best: tuple[int, dict[str, str]] | None = None
@@ -111,27 +116,35 @@ def _ask_npm() -> str | None:
 
 # --- PyPI ----------------------------------------------------------------------------------
 
-def _pip_config_files() -> list[Path]:
+def _pip_config_files() -> list[str]:
     if os.environ.get("PIP_CONFIG_FILE"):
-        return [Path(os.environ["PIP_CONFIG_FILE"])]
+        return [os.environ["PIP_CONFIG_FILE"]]
+    home = os.path.expanduser("~")
     xdg_dirs = os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(os.pathsep)
-    config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-    files = [Path("/etc/pip.conf"), *(Path(d) / "pip" / "pip.conf" for d in reversed(xdg_dirs))]
-    files += [Path.home() / ".pip" / "pip.conf", config_home / "pip" / "pip.conf"]
+    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = ["/etc/pip.conf", *(os.path.join(d, "pip", "pip.conf") for d in reversed(xdg_dirs))]
+    files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(config_home, "pip", "pip.conf")]
     if os.environ.get("VIRTUAL_ENV"):
-        files.append(Path(os.environ["VIRTUAL_ENV"]) / "pip.conf")
+        files.append(os.path.join(os.environ["VIRTUAL_ENV"], "pip.conf"))
     return files
 
 
 def _pip_config_index() -> str | None:
-    import configparser
-
     found = None
     for path in _pip_config_files():  # later files override earlier ones, as in pip
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        if "index-url" not in text.lower():
+            continue  # the usual case, decided without configparser (it imports re)
+        import configparser
+
         parser = configparser.RawConfigParser()
         try:
-            parser.read(path, encoding="utf-8")
-        except (configparser.Error, OSError):
+            parser.read_string(text, source=path)
+        except configparser.Error:
             continue
         for section in ("global", "download", "install"):
             if parser.has_option(section, "index-url"):
@@ -169,11 +182,11 @@ def _ask_pip() -> str | None:
 # --- the discovery cache -------------------------------------------------------------------
 
 def _cached_discovery(kind: str, ask, variable: str, what: str) -> str:
-    from ..cache import state_dir
+    from ..entries import read_json, state_dir
 
-    state = state_dir() / "endpoints.json"
+    state = os.path.join(state_dir(), "endpoints.json")
     try:
-        known = json.loads(state.read_text(encoding="utf-8"))
+        known = read_json(state)
     except (OSError, ValueError):
         known = {}
     if isinstance(known.get(kind), str):
@@ -187,8 +200,11 @@ def _cached_discovery(kind: str, ask, variable: str, what: str) -> str:
             details={"action": f"set {variable}"},
         )
     known[kind] = _clean(answer)
-    state.parent.mkdir(parents=True, exist_ok=True)
-    tmp = state.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(known, sort_keys=True), encoding="utf-8")
+    import json
+
+    os.makedirs(os.path.dirname(state), exist_ok=True)
+    tmp = f"{os.path.splitext(state)[0]}.{os.getpid()}.tmp"
+    with open(tmp, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(known, sort_keys=True))
     os.replace(tmp, state)
     return known[kind]

@@ -14,8 +14,9 @@ A tool module provides:
 
 from __future__ import annotations
 
-from importlib import import_module
-from types import ModuleType
+TYPE_CHECKING = False  # annotations only: a warm call imports neither importlib nor types
+if TYPE_CHECKING:
+    from types import ModuleType
 
 # MCP tool name -> CLI subcommand, in tools/list order.
 REGISTRY: dict[str, str] = {
@@ -32,7 +33,7 @@ def load(name: str) -> ModuleType:
     """The module of tool ``name`` (KeyError for an unknown tool)."""
     if name not in REGISTRY:
         raise KeyError(name)
-    return import_module(f".{name}", __name__)
+    return getattr(__import__(__name__, fromlist=[name]), name)
 
 
 def names() -> list[str]:

@@ -6,10 +6,12 @@ Both tools answer in one shape so an agent sees one form: ``isBinary``, ``totalL
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import text
 from ..contract import dumps
+
+TYPE_CHECKING = False  # annotations only: a warm call must not import typing
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def content_result(base: dict[str, Any], data: bytes, start: int | None, end: int | None, *, path: str,

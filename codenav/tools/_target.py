@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, TextIO
-
 from ..errors import invalid
 from ..targets import add_cli_options, cli_target, from_args, wait_ms
+
+TYPE_CHECKING = False  # annotations only: a warm call must not import typing
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 TARGET_KEYS = ("registry", "package_name", "version", "repo_url", "git_ref", "wait_timeout_ms")
 
@@ -31,10 +33,16 @@ def split_cli(ns: Any, usage: str, names: tuple[str, ...], optional: int = 0) ->
 
 
 def open_entry(args: dict[str, Any]):
-    from .. import cache
+    from .. import entries
 
     target = from_args(args)
-    return cache.open_target(target, wait_ms(args))
+    wait = wait_ms(args)
+    found = entries.cached(target)  # the warm path: no locks, no subprocess, no pathlib
+    if found is not None:
+        return found
+    from .. import cache
+
+    return cache.open_target(target, wait)
 
 
 def gutter(lines: list[tuple[int, str, bool]], out: TextIO, marker: bool = False) -> None:

@@ -5,13 +5,14 @@ Exit codes follow grep(1): 0 a match, 1 none, 2 an error — in plain and --json
 
 from __future__ import annotations
 
-import re
-from typing import Any, TextIO
-
 from .. import text
 from ..errors import invalid
 from ..targets import cli_int, validate_path
 from . import _target
+
+TYPE_CHECKING = False  # annotations only: a warm call must not import typing
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 NAME = "grep_file"
 COMMAND = "grep"
@@ -32,7 +33,8 @@ MAX_PATTERN = 1000
 MAX_CONTEXT = 100
 
 # Deliberate regex signals (SPEC §2.4). Bare . * ? ^ $ | () are NOT signals: common in code.
-_REGEX_SIGNALS = re.compile(
+# Compiled on first use: only a search that found nothing asks, and `re` costs a warm call.
+_REGEX_SIGNALS_PATTERN = (
     r"\\[bBdDwWsS]"                      # \b \d \w \s-class escapes
     r"|\\[.()\[\]{}*+?|^$]"              # escaped metacharacters
     r"|\[\^|\[[^\]]*[A-Za-z0-9]-[A-Za-z0-9][^\]]*\]|\[\[:[a-z]+:\]\]"  # character classes
@@ -44,7 +46,9 @@ _REGEX_SIGNALS = re.compile(
 
 
 def looks_like_regex(pattern: str) -> bool:
-    return bool(_REGEX_SIGNALS.search(pattern))
+    import re
+
+    return bool(re.search(_REGEX_SIGNALS_PATTERN, pattern))
 
 
 def configure(parser: Any) -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, TextIO
-
 from ..errors import invalid
 from ..targets import validate_path
 from . import _target
+
+TYPE_CHECKING = False  # annotations only: a warm call must not import typing
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 NAME = "list_files"
 COMMAND = "files"
@@ -32,6 +34,8 @@ def arguments(ns: Any) -> dict[str, Any]:
         args["path_prefix"] = prefix
     # Plain output is for pipes: never cut it (the budget is for MCP and --json).
     args["_unbounded"] = not ns.json
+    if not ns.json and not ns.verbose:
+        args["_paths_only"] = True  # plain output prints the paths and nothing else of a row
     return args
 
 
@@ -50,6 +54,9 @@ def _prefix(raw: Any) -> str | None:
 def run(args: dict[str, Any]) -> dict[str, Any]:
     prefix = _prefix(args.get("path_prefix"))
     entry = _target.open_entry(args)
+    listing = entry.listing() if args.get("_paths_only") else None
+    if listing is not None:
+        return _paths_only(listing, prefix)
     rows = entry.files()
     if prefix:
         with_slash = prefix + "/"
@@ -66,6 +73,25 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"target": entry.target, "files": files, "totalFiles": total, "hasMore": cut}
     if args.get("path_prefix") is not None:
         result["filter"] = {"pathPrefix": args["path_prefix"]}
+    skipped = entry.manifest.get("skipped") or []
+    return _notes(result, rows, cut, prefix, len(skipped), skipped[:5])
+
+
+def _paths_only(listing: tuple[str, int, int], prefix: str | None) -> dict[str, Any]:
+    """The plain listing from the entry's listing file: ``paths`` is the text to print, so a
+    20,000-file tree is listed without decoding its manifest (bench/, SPEC §3 manifest)."""
+    text, total, skipped = listing
+    if prefix:
+        with_slash = prefix + "/"
+        paths = [p for p in text.split("\n")[:-1] if p == prefix or p.startswith(with_slash)]
+        text, total = "".join(p + "\n" for p in paths), len(paths)
+    return _notes({"paths": text, "totalFiles": total, "hasMore": False}, [], False, prefix, skipped, [])
+
+
+def _notes(result: dict[str, Any], rows: list[list], cut: bool, prefix: str | None, skipped: int,
+           examples: list) -> dict[str, Any]:
+    """The hints and the skipped-entries note of a listing."""
+    total = result["totalFiles"]
     hints = []
     if cut:
         hints.append(f"showing {MAX_ENTRIES} of {total} files; narrow the listing with a path_prefix such as "
@@ -75,9 +101,8 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
                      "such as 'lib'")
     elif total == 0 and prefix:
         hints.append(f"no file under {prefix!r}; list without a path_prefix to see the top-level folders")
-    skipped = entry.manifest.get("skipped") or []
     if skipped and not prefix:
-        result["skipped"] = {"count": len(skipped), "examples": skipped[:5]}
+        result["skipped"] = {"count": skipped, "examples": examples}
     if hints:
         result["hint"] = " ".join(hints)
     return result
@@ -93,8 +118,8 @@ def exit_code(result: dict[str, Any]) -> int:
 
 
 def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
-    files = result["files"]
     if verbose:
+        files = result["files"]
         t = result["target"]
         name = f"{t['registry']}:{t['name']}@{t['version']}" if "registry" in t else f"{t['repoUrl']}@{t['commit'][:12]}"
         out.write(f"{name} · {len(files)} file{'s' if len(files) != 1 else ''}\n")
@@ -108,7 +133,9 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
         if result.get("skipped"):
             out.write(f"note: {result['skipped']['count']} archive entries were skipped (unsafe or unaddressable names)\n")
         return
-    for f in files:
+    if "paths" in result:  # from the listing file (run with _paths_only)
+        out.write(result["paths"])
+    for f in result.get("files", ()):
         out.write(f["path"] + "\n")
     if result.get("hint"):
         err.write(f"codenav: {result['hint']}\n")

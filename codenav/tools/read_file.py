@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, TextIO
-
 from .. import text
 from ..targets import validate_path
 from . import _target
 from ._content import content_result
+
+TYPE_CHECKING = False  # annotations only: a warm call must not import typing
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 NAME = "read_file"
 COMMAND = "read"

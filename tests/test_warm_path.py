@@ -1,0 +1,255 @@
+"""The warm path: a call on a cached target stays cheap, and its shortcuts answer as before.
+
+A warm ``codenav read``/``files``/``grep`` must cost little more than starting Python (the
+benchmarks in bench/), so it avoids argparse, json, re, typing and pathlib, and never imports
+the network or validation libraries. Each shortcut taken for that is checked here against
+the general code it stands in for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+
+from codenav import cli, entries, targets, text
+from tests.conftest import ROOT
+from tests.fakes.http import FakeServer
+from tests.fakes.registry import FakeNpm, make_tgz
+
+FILES = {
+    "package.json": b'{"name": "demo"}\n',
+    "lib/a.js": b"// A\nfunction Alpha() {}\nexports.alpha = Alpha;\n",
+    "lib/sub/b.js": b"export const b = 1;\n",
+    "libx.js": b"x\n",
+    "lib.js": b"y\n",
+}
+SPEC = "npm:demo@1.0.0"
+# Modules a warm call must not import: the network and validation libraries (each costs
+# 50-150 ms), and the stdlib modules that cost more than the whole call (bench/RESULTS.md).
+NEVER = {"requests", "urllib3", "jsonschema"}
+TOO_HEAVY = {"re", "json", "argparse", "typing", "pathlib", "functools", "collections", "subprocess", "fcntl"}
+
+
+@pytest.fixture()
+def registry(monkeypatch):
+    with FakeServer() as server:
+        fake = FakeNpm(server)
+        fake.publish("demo", "1.0.0", FILES)
+        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
+        yield fake
+
+
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60,
+                          stdin=subprocess.DEVNULL)
+
+
+def imported_by(argv: list[str]) -> set[str]:
+    """The top-level modules ``codenav.cli.main(argv)`` imports in a fresh interpreter (beyond
+    those the interpreter had loaded at start-up, which differ between installations)."""
+    code = (
+        "import os, sys\n"
+        "before = set(sys.modules)\n"
+        "sys.stdout = open(os.devnull, 'w')\n"
+        "from codenav.cli import main\n"
+        f"status = main({argv!r})\n"
+        "sys.stdout = sys.__stdout__\n"
+        "assert status == 0, status\n"
+        "print(' '.join(sorted({m.split('.')[0] for m in set(sys.modules) - before})))\n"
+    )
+    proc = run_python(code)
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stdout.split())
+
+
+@pytest.mark.parametrize("argv", [
+    ["read", SPEC, "lib/a.js"],
+    ["files", SPEC],
+    ["files", SPEC, "lib"],
+    ["grep", SPEC, "alpha", "lib/a.js"],
+])
+def test_a_warm_call_imports_no_network_validation_or_heavy_module(registry, argv):
+    """On a cached package, read/files/grep import neither requests, urllib3 nor jsonschema,
+    and none of the stdlib modules that cost more than the call itself."""
+    assert cli.main(["files", SPEC, "--wait", "60000"]) == 0  # index it (cold)
+    loaded = imported_by(argv)
+    assert not loaded & NEVER
+    assert not loaded & TOO_HEAVY
+
+
+def test_json_output_still_avoids_the_network_and_validation_modules(registry):
+    """--json needs the json module, but still neither requests nor jsonschema."""
+    assert cli.main(["files", SPEC, "--wait", "60000"]) == 0
+    assert not imported_by(["read", SPEC, "lib/a.js", "--json"]) & NEVER
+
+
+# --- the quick reading of the command line ---------------------------------------------------
+
+WORDS = [SPEC, "lib/a.js", "pat", "--json", "--verbose", "-v", "--lines", "1-5", "--lines=2-3", "--context", "2",
+         "-C", "3", "--context=4", "--wait", "100", "--wait=5", "--repo-url", "u", "--git-ref", "r", "--", "-", "",
+         "-x", "--li", "-C3", "--json=1", "--context", "x", "-5", "--lines=", "--verb", "-h", "--help", "é"]
+
+
+def argparse_namespace(argv: list[str]) -> dict | None:
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            return vars(cli._build_parser(argv[0]).parse_args(argv))
+        except SystemExit:
+            return None
+
+
+@pytest.mark.parametrize("command", sorted(cli._QUICK_OPTIONS))
+def test_the_quick_reading_equals_argparse_or_defers_to_it(command):
+    """For thousands of command lines, the quick reader returns exactly argparse's namespace,
+    or nothing (then argparse reads it, errors and help included)."""
+    rnd = random.Random(command)
+    taken = 0
+    for _ in range(3000):
+        argv = [command] + [rnd.choice(WORDS) for _ in range(rnd.randint(0, 6))]
+        quick = cli._quick_namespace(argv)
+        if quick is not None:
+            taken += 1
+            assert vars(quick) == argparse_namespace(argv), argv
+    assert taken > 300  # the common shapes do take the quick path
+
+
+@pytest.mark.parametrize("argv", [
+    ["read", SPEC, "lib/a.js", "--lines", "-3"],  # a value starting with '-'
+    ["read", SPEC, "--json", "lib/a.js"],  # positionals on both sides: argparse refuses it
+    ["files", "--help"],
+    ["grep", SPEC, "x", "f", "-C2"],
+    ["search", "query"],  # not a target tool
+])
+def test_uncommon_command_lines_go_to_argparse(argv):
+    """The quick reader declines what only argparse should answer."""
+    assert cli._quick_namespace(argv) is None
+
+
+@pytest.mark.parametrize("command", sorted(cli._QUICK_OPTIONS))
+def test_the_quick_option_table_matches_the_parsers(command):
+    """Every option of files/read/grep is in the quick table, with argparse's dest, and takes
+    its value as a string (no argparse type the quick reader would have to copy)."""
+    parser = cli._build_parser(command)
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]
+    table = {**cli._TARGET_OPTIONS, **cli._QUICK_OPTIONS[command]}
+    seen = {}
+    for action in sub._actions:
+        if not action.option_strings or action.dest == "help":
+            continue
+        for option in action.option_strings:
+            if option in cli._QUICK_FLAGS:
+                assert (action.dest, action.const) == (cli._QUICK_FLAGS[option], True)
+            else:
+                assert (action.type, action.nargs, action.default) == (None, None, None), option
+                seen[option] = action.dest
+    assert seen == table
+
+
+# --- shortcuts against the code they replace -----------------------------------------------
+
+_NPM_NAME = re.compile(r"^(?:@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9._~-][a-z0-9._~-]*$", re.IGNORECASE)
+_PYPI_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9.+_!-]*$")
+_EXACT_NPM = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
+
+
+def test_name_and_version_checks_accept_what_the_regular_expressions_accept():
+    """The character-set checks of targets.py agree with the patterns they replace on every
+    ASCII string (the patterns also took a trailing newline and, for npm, the Kelvin sign and
+    long s through IGNORECASE; neither is a name any registry serves)."""
+    rnd = random.Random(1)
+    alphabet = "aZ09@/._~-+!_ "
+    for _ in range(50_000):
+        word = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 7)))
+        assert targets._is_npm_name(word) == bool(_NPM_NAME.match(word)), word
+        assert targets._is_pypi_name(word) == bool(_PYPI_NAME.match(word)), word
+        assert targets._is_version(word) == bool(_VERSION.match(word)), word
+        assert targets.pep503(word) == re.sub(r"[-_.]+", "-", word).lower(), word
+    for _ in range(50_000):
+        word = "".join(rnd.choice("019.-+aZ_!") for _ in range(rnd.randint(0, 9)))
+        assert entries._exact_npm_version(word) == bool(_EXACT_NPM.match(word)), word
+
+
+@pytest.mark.parametrize("document", [
+    '{"a": [1, 2.5, -0.0e3, null, true, false, "x\\u00e9\\n"], "b": {}}', " [] \n", "1", '"s"', "NaN", "[Infinity]",
+    '{"a":1} x', "", "\ufeff{}", '{"a":', "[1,]", '{"a" 1}', '"\\ud800"',
+])
+def test_the_light_json_reader_returns_what_json_loads_returns(document):
+    """entries.loads gives json.loads's value, or raises its error, for any text."""
+    def outcome(loads):
+        try:
+            return "value", repr(loads(document))
+        except ValueError as exc:
+            return "error", type(exc), str(exc)
+
+    assert outcome(entries.loads) == outcome(json.loads)
+
+
+def test_line_splitting_and_the_budget_fit_agree_with_their_definitions():
+    """split_lines is the text cut after each '\\n' whatever other breaks it holds; fit keeps the
+    longest prefix of lines within the byte and line budget (a lone long line is cut)."""
+    rnd = random.Random(7)
+    alphabet = ["a", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029", "é", "😀", " "]
+    for _ in range(20_000):
+        sample = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 10)))
+        lines = text.split_lines(sample)
+        assert "".join(lines) == sample
+        assert all(line.endswith("\n") for line in lines[:-1]) and all("\n" not in line[:-1] for line in lines)
+        max_bytes, max_lines = rnd.randint(0, 20), rnd.randint(0, 4)
+        kept, cut = text.fit(lines, max_bytes=max_bytes, max_lines=max_lines)
+        whole = 0
+        for count in range(len(lines) + 1):
+            if count > max_lines or sum(len(x.encode()) for x in lines[:count]) > max_bytes:
+                break
+            whole = count
+        assert cut == (whole < len(lines))
+        if whole or not cut:
+            assert kept == lines[:whole]
+        else:
+            assert len(kept) == 1 and kept[0] == text.cut_line(lines[0], max_bytes)
+
+
+# --- the listing file ----------------------------------------------------------------------
+
+def plain_listing(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli.main(["files", *args])
+    return status, out.getvalue(), err.getvalue()
+
+
+def entry_dir() -> str:
+    base = os.path.join(entries.root(), "entries", "npm", "demo")
+    (version,) = os.listdir(base)
+    return os.path.join(base, version)
+
+
+@pytest.mark.parametrize("prefix", [[], ["lib"], ["lib/sub"], ["nothing"], ["*.js"]])
+def test_the_plain_listing_is_the_same_with_or_without_the_listing_file(registry, prefix):
+    """`codenav files` prints the same bytes, hints included, from paths.txt as from the manifest."""
+    assert plain_listing(SPEC, "--wait", "60000")[0] == 0
+    assert os.path.isfile(os.path.join(entry_dir(), entries.LISTING))
+    from_listing = plain_listing(SPEC, *prefix)
+    os.remove(os.path.join(entry_dir(), entries.LISTING))
+    assert from_listing == plain_listing(SPEC, *prefix)
+
+
+def test_skipped_entries_are_reported_from_the_listing_file_too(monkeypatch):
+    """An archive entry skipped at extraction is noted on stderr by either listing."""
+    with FakeServer() as server:
+        fake = FakeNpm(server)
+        fake.publish("demo", "1.0.0", {}, tarball=make_tgz({**FILES, "bad\x1bname.js": b"x"}))
+        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
+        first = plain_listing(SPEC, "--wait", "60000")
+    assert "1 archive entries were skipped" in first[2]
+    os.remove(os.path.join(entry_dir(), entries.LISTING))
+    assert plain_listing(SPEC) == first
