@@ -63,26 +63,7 @@ _entry = entries.find
 
 _hash = short_hash
 alias_of = entries.alias_of
-
-
-def _read_alias(alias: str, resolved_since: float | None = None) -> Entry | None:
-    """The entry an alias names, unless it expired; ``resolved_since`` (wall clock) also accepts
-    an expired alias resolved at or after that time: the resolution a waiter asked for."""
-    path = root() / "aliases" / f"{_hash(alias)}.json"
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if data.get("alias") != alias:
-        return None
-    expires = data.get("expires")
-    if expires is not None and time.time() > expires:
-        # A short TTL (CODENAV_RESOLVE_TTL=0: always resolve afresh) can expire between the
-        # indexer writing the alias and its waiter reading it; the waiter still wants that answer.
-        resolved = data.get("resolved")
-        if resolved_since is None or not isinstance(resolved, (int, float)) or resolved < resolved_since:
-            return None
-    return _entry(data["key"])
+_read_alias = entries.read_alias
 
 
 def write_alias(alias: str, key: str, ttl: float | None) -> None:

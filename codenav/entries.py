@@ -240,7 +240,9 @@ def alias_path(alias: str) -> str:
     return os.path.join(root(), "aliases", f"{short_hash(alias)}.json")
 
 
-def read_alias(alias: str) -> Entry | None:
+def read_alias(alias: str, resolved_since: float | None = None) -> Entry | None:
+    """The entry an alias names, unless it expired; ``resolved_since`` (wall clock) also accepts
+    an expired alias resolved at or after that time: the resolution a waiter asked for."""
     try:
         data = read_json(alias_path(alias))
     except (OSError, ValueError):
@@ -249,7 +251,11 @@ def read_alias(alias: str) -> Entry | None:
         return None
     expires = data.get("expires")
     if expires is not None and time.time() > expires:
-        return None
+        # A short TTL (CODENAV_RESOLVE_TTL=0: always resolve afresh) can expire between the
+        # indexer writing the alias and its waiter reading it; the waiter still wants that answer.
+        resolved = data.get("resolved")
+        if resolved_since is None or not isinstance(resolved, (int, float)) or resolved < resolved_since:
+            return None
     return find(data["key"])
 
 
