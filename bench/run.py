@@ -1,0 +1,339 @@
+"""codenav's benchmarks (SPEC §7): speed and memory as ratios against what a user would run instead.
+
+    python bench/run.py            # everything, about a minute and a half; needs npm, pip and the registries
+    python bench/run.py --quick    # a quarter of the repeats
+    python bench/run.py --offline  # only what needs no registry (the 20,000-file tree)
+    python bench/run.py --only warm,mcp   # a subset: warm, mcp, cold-npm, cold-pypi, rss, tree
+
+codenav is installed the way a user installs it, twice: ``pip install`` of this checkout into
+a fresh virtual environment, and ``uv pip install --compile-bytecode`` into another (uv is
+installed from PyPI into the work directory when it is not on PATH; --no-uv skips it). Both
+compile the bytecode, so PYTHONDONTWRITEBYTECODE does not matter. Each is run through the
+``codenav`` command its installer writes: pip's imports ``re`` before codenav runs, which
+alone costs about half of Python's start-up; uv's does not. Every ratio compares codenav
+with its baseline on the same interpreter in the same run, the two alternating pair by pair
+(bench/harness.py); the ratio quoted is the median of the pairwise ratios of wall time.
+
+Registry endpoints are never written here: codenav discovers them from npm and pip as it does
+for a user, once, and that discovery (``state/endpoints.json``) is copied into each fresh
+cache for the cold runs. Progress goes to stderr; stdout is the result table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(ROOT))
+
+import bigtree  # noqa: E402
+import harness  # noqa: E402
+import mcp_load  # noqa: E402
+
+EXPRESS = "npm:express@4.21.2"
+REQUESTS = "pypi:requests@2.32.3"
+TYPESCRIPT = "npm:typescript@5.9.3"
+READ_PATH = "lib/router/index.js"
+GREP = ("next", "lib/router/index.js")
+WAIT = ("--wait", "60000")
+# Variables that would point codenav somewhere else than the user's npm/pip say.
+_ENDPOINT_VARS = ("CODENAV_NPM_REGISTRY", "CODENAV_PYPI_INDEX_URL", "CODENAV_NO_DISCOVERY", "CODENAV_CACHE_DIR",
+                  "XDG_CACHE_HOME", "CODENAV_RESOLVE_TTL")
+
+
+def ok(argv: list[str], env: dict[str, str]) -> harness.Run:
+    """One timed run of a codenav command that must succeed (a failing one times nothing useful)."""
+    result = harness.run(argv, env=env)
+    if result.status != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited {result.status}")
+    return result
+
+
+def log(message: str) -> None:
+    sys.stderr.write(f"bench: {message}\n")
+    sys.stderr.flush()
+
+
+class Bench:
+    def __init__(self, work: Path, installs: dict[str, Path], quick: bool) -> None:
+        self.work = work
+        self.installs = installs  # installer name -> virtual environment
+        self.python = str(installs["pip"] / "bin" / "python")
+        self.codenav = str(installs["pip"] / "bin" / "codenav")
+        self.quick = quick
+        self.rows: list[tuple[str, str, str, str, str, str]] = []
+        self.base_env = {k: v for k, v in os.environ.items() if k not in _ENDPOINT_VARS}
+        self.warm_cache = work / "warm-cache"
+        self._fresh = 0
+
+    # --- environment -------------------------------------------------------------------------
+
+    def env(self, cache: Path, **extra: str) -> dict[str, str]:
+        return {**self.base_env, "CODENAV_CACHE_DIR": str(cache), **extra}
+
+    def fresh_dir(self, what: str) -> Path:
+        self._fresh += 1
+        path = self.work / f"{what}-{self._fresh}"
+        path.mkdir()
+        return path
+
+    def fresh_cache(self) -> Path:
+        """An empty cache holding only the discovered endpoints (a cold package, a warm discovery)."""
+        cache = self.fresh_dir("cache")
+        (cache / "state").mkdir()
+        shutil.copy(self.warm_cache / "state" / "endpoints.json", cache / "state" / "endpoints.json")
+        return cache
+
+    def row(self, what: str, codenav: str, baseline: str, ratio: str, target: str, met: bool | None) -> None:
+        verdict = "—" if met is None else ("yes" if met else "**no**")
+        self.rows.append((what, codenav, baseline, ratio, target, verdict))
+        log(f"{what}: {codenav} vs {baseline} = {ratio} (target {target}: {verdict})")
+
+    def pairs(self, normal: int) -> int:
+        return max(3, normal // 4) if self.quick else normal
+
+    def run_cli(self, cache: Path, *args: str, env: dict[str, str] | None = None) -> harness.Run:
+        return ok([self.codenav, *args], env or self.env(cache))
+
+    # --- the benchmarks ------------------------------------------------------------------------
+
+    def prepare_warm_cache(self, offline: bool) -> None:
+        self.warm_cache.mkdir()
+        if offline:
+            return
+        log(f"indexing {EXPRESS} and {REQUESTS} (discovering the endpoints from npm and pip)")
+        self.run_cli(self.warm_cache, "files", EXPRESS, *WAIT)
+        self.run_cli(self.warm_cache, "files", REQUESTS, *WAIT)
+
+    def warm_tools(self) -> None:
+        env = self.env(self.warm_cache)
+        calls = {
+            "read": ("read", EXPRESS, READ_PATH),
+            "files": ("files", EXPRESS),
+            "grep": ("grep", EXPRESS, *GREP),
+        }
+        for installer, venv in self.installs.items():
+            codenav, baseline = str(venv / "bin" / "codenav"), [str(venv / "bin" / "python"), "-c", "pass"]
+            for name, args in calls.items():
+                pair = harness.compare(lambda a=args, c=codenav: ok([c, *a], env),
+                                       lambda b=baseline: harness.run(b, env=env), self.pairs(60), warmup=2)
+                self._ratio_row(f"warm `codenav {name}` {EXPRESS} ({installer}-installed)", pair,
+                                "`python -c pass`", 1.25)
+        # What pip's launcher costs by itself: it imports `re` before codenav runs.
+        baseline = [self.python, "-c", "pass"]
+        launcher = [self.python, "-c", "import re, sys"]
+        pair = harness.compare(lambda: harness.run(launcher, env=env), lambda: harness.run(baseline, env=env),
+                               self.pairs(60), warmup=2)
+        self._ratio_row("(reference) pip's launcher alone: `python -c 'import re, sys'`", pair,
+                        "`python -c pass`", None)
+
+    def cold_npm(self) -> None:
+        def codenav() -> harness.Run:
+            return self.run_cli(self.fresh_cache(), "files", EXPRESS, *WAIT)
+
+        def npm() -> harness.Run:
+            # A fresh npm cache per run: npm starts as cold as codenav does (no packument, no
+            # tarball); the update notifier is off so npm makes no request beyond the package's.
+            npm_cache, dest = self.fresh_dir("npm-cache"), self.fresh_dir("npm-pack")
+            result = harness.run(["npm", "pack", EXPRESS.split(":", 1)[1], "--cache", str(npm_cache),
+                                  "--pack-destination", str(dest), "--no-update-notifier", "--loglevel=error"],
+                                 env=self.base_env)
+            if result.status != 0:
+                raise RuntimeError(f"npm pack exited {result.status}")
+            return result
+
+        pair = harness.compare(codenav, npm, self.pairs(7), warmup=1)
+        self._ratio_row(f"cold `codenav files {EXPRESS}`", pair, "`npm pack express@4.21.2` (fresh --cache)", 0.5)
+
+    def cold_pypi(self) -> None:
+        def codenav() -> harness.Run:
+            return self.run_cli(self.fresh_cache(), "files", REQUESTS, *WAIT)
+
+        def pip() -> harness.Run:
+            result = harness.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-cache-dir", "-q",
+                                  "-d", str(self.fresh_dir("pip-download")), "requests==2.32.3"], env=self.base_env)
+            if result.status != 0:
+                raise RuntimeError(f"pip download exited {result.status}")
+            return result
+
+        pair = harness.compare(codenav, pip, self.pairs(7), warmup=1)
+        self._ratio_row(f"cold `codenav files {REQUESTS}`", pair,
+                        "`pip download --no-deps --no-cache-dir requests==2.32.3`", 0.3)
+
+    def mcp(self) -> None:
+        calls = 500 if self.quick else 3000
+        load = mcp_load.read_file_load(
+            [self.codenav, "mcp"], self.env(self.warm_cache),
+            {"registry": "npm", "package_name": "express", "version": "4.21.2", "path": READ_PATH},
+            calls=calls, warmup=100)
+        met = load.calls_per_second >= 1000 and load.p99_ms <= 5
+        self.row(f"MCP: {calls} sequential `read_file` calls, one stdio session",
+                 f"{load.calls_per_second:.0f} calls/s, p50 {load.p50_ms:.2f} ms, p99 {load.p99_ms:.2f} ms",
+                 "—", "—", "≥ 1000 calls/s, p99 ≤ 5 ms", met)
+
+    def indexer_rss(self) -> None:
+        runs = [self.run_cli(self.fresh_cache(), "files", TYPESCRIPT, *WAIT) for _ in range(1 if self.quick else 3)]
+        peak = max(r.max_rss_kib for r in runs) / 1024
+        wall = statistics.median(r.wall for r in runs)
+        self.row(f"peak RSS indexing {TYPESCRIPT} (largest process: the indexer)",
+                 f"{peak:.1f} MiB (cold, {wall:.1f} s)", "—", "—", "≤ 80 MiB", peak <= 80)
+
+    def big_tree(self) -> None:
+        from tests.fakes.http import FakeServer
+        from tests.fakes.registry import FakeNpm
+
+        files = bigtree.tree_files()
+        log(f"building a {len(files)}-file package and repository")
+        baseline = [self.python, "-c", "pass"]
+        with FakeServer() as server:
+            registry = FakeNpm(server)
+            registry.publish("bench-tree", "1.0.0", files)
+            cache = self.fresh_dir("tree-cache")
+            env = self.env(cache, CODENAV_NPM_REGISTRY=registry.url)
+            self.run_cli(cache, "files", "npm:bench-tree@1.0.0", *WAIT, env=env)
+        # The registry is gone: a warm listing must not need it.
+        args = ["files", "npm:bench-tree@1.0.0"]
+        out = str(self.work / "listing.txt")
+        check = harness.run([self.codenav, *args], env=env, stdout=out)
+        lines = Path(out).read_text().count("\n")
+        if check.status != 0 or lines != len(files):
+            raise RuntimeError(f"the warm listing printed {lines} lines (exit {check.status})")
+        for installer, venv in self.installs.items():
+            codenav, baseline = str(venv / "bin" / "codenav"), [str(venv / "bin" / "python"), "-c", "pass"]
+            pair = harness.compare(lambda c=codenav: ok([c, *args], env),
+                                   lambda b=baseline: harness.run(b, env=env), self.pairs(40), warmup=2)
+            self._ratio_row(f"warm `codenav files` of a {len(files)}-file npm package, full plain listing "
+                            f"({installer}-installed)", pair, "`python -c pass`", 1.5)
+
+        repo = self.work / "tree-repo"
+        commit = bigtree.git_repo(repo, files)
+        cache = self.fresh_dir("git-cache")
+        env = self.env(cache)
+        git_args = ["files", "--repo-url", str(repo), "--git-ref", commit]
+        self.run_cli(cache, *git_args, *WAIT, env=env)
+        pair = harness.compare(lambda: ok([self.codenav, *git_args], env),
+                               lambda: harness.run(baseline, env=env), self.pairs(40), warmup=2)
+        self._ratio_row("(reference) the same listing of the tree as a git repository, `--git-ref <full sha>` "
+                        "(pip-installed)", pair, "`python -c pass`", None)
+
+    def _ratio_row(self, what: str, pair: harness.Pair, baseline: str, limit: float | None) -> None:
+        ratio = pair.median_ratio()
+        low, high = min(pair.ratios), max(pair.ratios)
+        self.row(what, _ms(harness.Pair.median_wall(pair.a)),
+                 f"{baseline}: {_ms(harness.Pair.median_wall(pair.b))}",
+                 f"{ratio:.2f}× ({low:.2f}–{high:.2f}, {len(pair.ratios)} pairs)",
+                 "—" if limit is None else f"≤ {limit:g}×", None if limit is None else ratio <= limit)
+
+    def table(self) -> str:
+        head = ("benchmark", "codenav (median wall)", "baseline, same run (median wall)", "ratio (median of pairs)",
+                "target", "met")
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        return "\n".join(lines)
+
+
+# name (for --only) -> Bench method, in the order of the table
+BENCHMARKS = {"warm": "warm_tools", "mcp": "mcp", "cold-npm": "cold_npm", "cold-pypi": "cold_pypi",
+              "rss": "indexer_rss", "tree": "big_tree"}
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms" if seconds < 1 else f"{seconds:.2f} s"
+
+
+def pip_install(path: Path, reuse: bool) -> None:
+    python = str(path / "bin" / "python")
+    if reuse and path.exists():
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall",
+                        "--disable-pip-version-check", str(ROOT)], check=True)
+        return
+    log(f"pip: installing this checkout into a fresh virtual environment ({path})")
+    subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)], check=True)
+
+
+def uv_install(path: Path, work: Path) -> bool:
+    """codenav installed by uv into ``path``; False when uv cannot be had."""
+    uv = shutil.which("uv")
+    try:
+        if uv is None:
+            log("uv: not on PATH, installing it from PyPI into the work directory")
+            tool = work / "uv-tool"
+            subprocess.run([sys.executable, "-m", "venv", str(tool)], check=True)
+            subprocess.run([str(tool / "bin" / "python"), "-m", "pip", "install", "--quiet",
+                            "--disable-pip-version-check", "uv"], check=True)
+            uv = str(tool / "bin" / "uv")
+        log(f"uv: installing this checkout into a fresh virtual environment ({path})")
+        subprocess.run([uv, "venv", "--quiet", "--python", sys.executable, str(path)], check=True)
+        subprocess.run([uv, "pip", "install", "--quiet", "--compile-bytecode", "--python", str(path / "bin" / "python"),
+                        str(ROOT)], check=True)
+    except (OSError, subprocess.CalledProcessError) as exc:
+        log(f"uv: unavailable ({exc}); its rows are left out")
+        return False
+    return True
+
+
+def _version(argv: list[str]) -> str:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=60).stdout.strip().splitlines()[0]
+    except (OSError, IndexError, subprocess.TimeoutExpired):
+        return "unavailable"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="a quarter of the repeats")
+    parser.add_argument("--offline", action="store_true", help="only the benchmarks that need no registry")
+    parser.add_argument("--venv", type=Path, help="reuse this pip virtual environment (codenav is reinstalled)")
+    parser.add_argument("--no-uv", action="store_true", help="leave out the uv-installed rows")
+    parser.add_argument("--only", metavar="NAMES", help=f"a comma-separated subset of: {', '.join(BENCHMARKS)}")
+    parser.add_argument("--keep", action="store_true", help="keep the work directory (caches, venv) for a look")
+    ns = parser.parse_args()
+    chosen = [name for name in (ns.only.split(",") if ns.only else BENCHMARKS) if not ns.offline or name == "tree"]
+    unknown = sorted(set(chosen) - set(BENCHMARKS))
+    if unknown:
+        parser.error(f"unknown benchmark(s): {', '.join(unknown)}")
+
+    work = Path(tempfile.mkdtemp(prefix="codenav-bench-"))
+    try:
+        installs = {"pip": ns.venv or work / "venv-pip"}
+        pip_install(installs["pip"], reuse=ns.venv is not None)
+        # Only the warm rows compare installers (the launcher is all that differs).
+        if not ns.no_uv and {"warm", "tree"} & set(chosen) and uv_install(work / "venv-uv", work):
+            installs["uv"] = work / "venv-uv"
+        bench = Bench(work, installs, ns.quick)
+        started = time.monotonic()
+        bench.prepare_warm_cache(ns.offline)
+        for name, method in BENCHMARKS.items():
+            if name in chosen:
+                getattr(bench, method)()
+        print(f"codenav benchmarks · {platform.machine()}, {os.cpu_count()} CPUs, {platform.system()} "
+              f"{platform.release()} · Python {platform.python_version()} · "
+              f"{_version(['npm', '--version']) and 'npm ' + _version(['npm', '--version'])} · "
+              f"{_version([sys.executable, '-m', 'pip', '--version']).split(' from ')[0]}")
+        print(f"codenav: this checkout installed by {' and by '.join(installs)} into fresh virtual environments "
+              "(bytecode compiled at install), run as the `codenav` command the installer writes; each baseline "
+              f"on the same interpreter, alternating with codenav run by run; {time.monotonic() - started:.0f} s")
+        print()
+        print(bench.table())
+        return 0
+    finally:
+        if ns.keep:
+            log(f"kept {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
