@@ -6,9 +6,9 @@ locks. Indexing, publishing and maintenance are ``cache.py``'s; it builds on thi
 The layout is described there. Paths here are plain strings.
 
 An entry holds ``manifest.json`` (every file with its size, language, type, binary flag and
-link) and, since the listing benchmark, ``paths.txt``: the plain listing ready to print, so
-``codenav files`` never decodes a manifest of many thousand rows. An entry published
-without it is listed from the manifest.
+link) and ``paths.txt``: the paths as the plain listing prints them, so ``codenav files``
+never decodes a manifest of many thousand rows (SPEC §3: listing never walks the tree). An
+entry published without it (by an older codenav) is listed from the manifest.
 """
 
 from __future__ import annotations
