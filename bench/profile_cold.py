@@ -33,7 +33,15 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=25)
     ns = parser.parse_args()
 
-    os.environ["CODENAV_CACHE_DIR"] = tempfile.mkdtemp(prefix="codenav-profile-")
+    work = tempfile.mkdtemp(prefix="codenav-profile-")
+    try:
+        return _profile(ns, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _profile(ns: argparse.Namespace, work: str) -> int:
+    os.environ["CODENAV_CACHE_DIR"] = os.path.join(work, "first")
     started = time.perf_counter()
     modules_before = set(sys.modules)
     from codenav import cache, entries
@@ -79,7 +87,7 @@ def main() -> int:
     print(f"the job itself (resolve, download, verify, extract, publish): {(time.perf_counter() - clock) * 1000:.0f} ms")
 
     discovered = os.path.join(entries.state_dir(), "endpoints.json")
-    os.environ["CODENAV_CACHE_DIR"] = tempfile.mkdtemp(prefix="codenav-profile-")
+    os.environ["CODENAV_CACHE_DIR"] = os.path.join(work, "second")
     os.makedirs(entries.state_dir())
     shutil.copy(discovered, entries.state_dir())
     profile = cProfile.Profile()
