@@ -75,6 +75,23 @@ def _socket_of(raw: Any) -> Any:
         return None
 
 
+_SESSIONS: dict[int, Any] = {}
+
+
+def _session() -> Any:
+    """One ``requests.Session`` per thread: the CA bundle is loaded once and a packument and
+    its tarball on the same host share a connection (the indexer makes both requests)."""
+    import threading
+
+    import requests
+
+    key = threading.get_ident()
+    session = _SESSIONS.get(key)
+    if session is None:
+        session = _SESSIONS[key] = requests.Session()
+    return session
+
+
 def request(
     method: str,
     url: str,
@@ -101,76 +118,73 @@ def request(
     deadline = _Deadline(timeout)
     hops = 0
     current = url
-    session = requests.Session()
-    try:
-        while True:
-            try:
-                left = deadline.remaining()
-                resp = session.request(
-                    method,
-                    current,
-                    headers=headers,
-                    json=json_body,
-                    timeout=(min(left, 10.0), left),
-                    allow_redirects=False,
-                    stream=True,
-                )
-            except TimeoutError:
-                raise _timeout(what, timeout) from None
-            except requests.exceptions.Timeout:
-                raise _timeout(what, timeout) from None
-            except requests.exceptions.RequestException as exc:
-                raise CodenavError("NETWORK", f"could not reach {what}: {_reason(exc)}") from None
-            if resp.is_redirect:
-                location = resp.headers.get("location", "")
-                target = requests.compat.urljoin(current, location)
-                resp.close()
-                hops += 1
-                if hops > 5 or not _redirect_allowed(redirects, current, target):
-                    raise CodenavError(
-                        "PROTOCOL_ERROR",
-                        f"{what} answered with a redirect (HTTP {resp.status_code}), which codenav does not follow here",
-                        details={"status": resp.status_code},
-                    )
-                current = target
-                continue
-            break
-        out = Response(
-            status=resp.status_code,
-            headers={k.lower(): v for k, v in resp.headers.items()},
-            url=current,
-        )
-        declared = resp.headers.get("content-length")
-        if declared and declared.isdigit() and int(declared) > max_bytes and 200 <= resp.status_code < 300:
-            resp.close()
-            raise (too_large() if too_large else _too_large(what, max_bytes))
-        chunks: list[bytes] = []
-        total = 0
+    session = _session()
+    while True:
         try:
-            for chunk in _read_body(resp, deadline):
-                total += len(chunk)
-                if total > max_bytes:
-                    raise (too_large() if too_large else _too_large(what, max_bytes))
-                if on_chunk is not None:
-                    on_chunk(chunk)
-                if sink is not None and 200 <= resp.status_code < 300:
-                    sink.write(chunk)
-                else:
-                    chunks.append(chunk)
+            left = deadline.remaining()
+            resp = session.request(
+                method,
+                current,
+                headers=headers,
+                json=json_body,
+                timeout=(min(left, 10.0), left),
+                allow_redirects=False,
+                stream=True,
+            )
         except TimeoutError:
             raise _timeout(what, timeout) from None
+        except requests.exceptions.Timeout:
+            raise _timeout(what, timeout) from None
         except requests.exceptions.RequestException as exc:
-            raise CodenavError("NETWORK", f"connection to {what} failed while reading: {_reason(exc)}") from None
-        except OSError as exc:
-            if isinstance(exc, TimeoutError) or "timed out" in str(exc):
-                raise _timeout(what, timeout) from None
-            raise CodenavError("NETWORK", f"connection to {what} failed while reading: {_reason(exc)}") from None
-        finally:
+            raise CodenavError("NETWORK", f"could not reach {what}: {_reason(exc)}") from None
+        if resp.is_redirect:
+            location = resp.headers.get("location", "")
+            target = requests.compat.urljoin(current, location)
             resp.close()
-        out.body = b"".join(chunks)
-        return out
+            hops += 1
+            if hops > 5 or not _redirect_allowed(redirects, current, target):
+                raise CodenavError(
+                    "PROTOCOL_ERROR",
+                    f"{what} answered with a redirect (HTTP {resp.status_code}), which codenav does not follow here",
+                    details={"status": resp.status_code},
+                )
+            current = target
+            continue
+        break
+    out = Response(
+        status=resp.status_code,
+        headers={k.lower(): v for k, v in resp.headers.items()},
+        url=current,
+    )
+    declared = resp.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > max_bytes and 200 <= resp.status_code < 300:
+        resp.close()
+        raise (too_large() if too_large else _too_large(what, max_bytes))
+    chunks: list[bytes] = []
+    total = 0
+    try:
+        for chunk in _read_body(resp, deadline):
+            total += len(chunk)
+            if total > max_bytes:
+                raise (too_large() if too_large else _too_large(what, max_bytes))
+            if on_chunk is not None:
+                on_chunk(chunk)
+            if sink is not None and 200 <= resp.status_code < 300:
+                sink.write(chunk)
+            else:
+                chunks.append(chunk)
+    except TimeoutError:
+        raise _timeout(what, timeout) from None
+    except requests.exceptions.RequestException as exc:
+        raise CodenavError("NETWORK", f"connection to {what} failed while reading: {_reason(exc)}") from None
+    except OSError as exc:
+        if isinstance(exc, TimeoutError) or "timed out" in str(exc):
+            raise _timeout(what, timeout) from None
+        raise CodenavError("NETWORK", f"connection to {what} failed while reading: {_reason(exc)}") from None
     finally:
-        session.close()
+        resp.close()
+    out.body = b"".join(chunks)
+    return out
 
 
 def _read_body(resp: Any, deadline: _Deadline) -> Iterator[bytes]:

@@ -373,3 +373,21 @@ def test_no_npm_on_path_and_nothing_configured_is_a_config_error(tmp_path, monke
     err = error_of(list_files.run, registry="npm", package_name="x")
     assert err.code == "CONFIG_ERROR" and "CODENAV_NPM_REGISTRY" in err.message
     assert not (tmp_path / "cache" / "state" / "endpoints.json").exists()
+
+
+def test_npm_exact_version_reads_the_version_document_not_the_packument(npm):
+    """An unscoped name@version (or tag) costs one small version document, never the packument."""
+    npm.publish("lean", "1.0.0", {"a.js": b""})
+    npm.publish("lean", "2.0.0", {"b.js": b""})
+    assert files_of(registry="npm", package_name="lean", version="1.0.0") == ["a.js"]
+    assert files_of(registry="npm", package_name="lean") == ["b.js"]
+    assert [s.path for s in npm.server.seen if not s.path.startswith("/-/")] == ["/lean/1.0.0", "/lean/latest"]
+
+
+def test_npm_registry_without_version_documents_falls_back_to_the_packument(npm):
+    """A registry that 404s /<name>/<version> is read through the packument instead."""
+    npm.version_documents = False
+    npm.publish("plain", "1.0.0", {"a.js": b""})
+    npm.tag("plain", "beta", "1.0.0")
+    assert files_of(registry="npm", package_name="plain", version="beta") == ["a.js"]
+    assert [s.path for s in npm.server.seen if not s.path.startswith("/-/")] == ["/plain/beta", "/plain"]

@@ -1,7 +1,10 @@
 """npm: packument -> version or dist-tag -> tarball URL + integrity (SPEC §3).
 
-The packument is fetched in its abbreviated form (``application/vnd.npm.install-v1+json``),
-which carries ``dist-tags`` and every version's ``dist``. Integrity is the strongest SRI
+An unscoped package is first asked for its one version document (``/<name>/<version-or-tag>``,
+a few KB); only when the registry has none does codenav read the packument, in its
+abbreviated form (``application/vnd.npm.install-v1+json``), which carries ``dist-tags`` and
+every version's ``dist`` — and the choices for VERSION_NOT_FOUND. Large packuments (typescript's
+is over 10 MB) are then never parsed on the happy path. Integrity is the strongest SRI
 hash in ``dist.integrity`` (sha512); ``dist.shasum`` (sha1) is used only when there is none.
 """
 
@@ -29,9 +32,14 @@ def packument_url(registry: str, name: str) -> str:
 
 def resolve(name: str, wanted: str | None) -> Artifact:
     registry = endpoints.npm_registry()
+    what = "the npm registry"
+    if not name.startswith("@"):
+        # Scoped packages have no version document on every registry: they go straight on.
+        found = _version_document(registry, name, wanted or "latest", what)
+        if found is not None:
+            return found
     url = packument_url(registry, name)
     headers = {"Accept": ACCEPT, **endpoints.npm_auth_headers(url)}
-    what = "the npm registry"
     resp = net.request(
         "GET", url, what=what, headers=headers, redirects="https",
         timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=64 * 1024 * 1024,
@@ -64,7 +72,32 @@ def resolve(name: str, wanted: str | None) -> Artifact:
             details={"availableVersions": available, "latest": latest,
                      "action": "pick one of availableVersions, or omit the version for latest"},
         )
-    dist = versions[version].get("dist") if isinstance(versions[version], dict) else None
+    return _artifact(name, version, versions[version], what)
+
+
+def _version_document(registry: str, name: str, wanted: str, what: str) -> Artifact | None:
+    """The artifact from ``/<name>/<version-or-tag>``, or None when the registry has no such
+    document (then the packument decides between NOT_FOUND and VERSION_NOT_FOUND)."""
+    url = packument_url(registry, name) + "/" + quote(wanted, safe="")
+    resp = net.request(
+        "GET", url, what=what, headers={"Accept": "application/json", **endpoints.npm_auth_headers(url)},
+        redirects="https", timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=4 * 1024 * 1024,
+    )
+    if resp.status == 429 or resp.status >= 500:
+        raise net.status_error(what, resp)
+    if resp.status != 200:
+        return None
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict) or doc.get("name") != name or not isinstance(doc.get("version"), str):
+        return None
+    return _artifact(name, doc["version"], doc, what)
+
+
+def _artifact(name: str, version: str, manifest: object, what: str) -> Artifact:
+    dist = manifest.get("dist") if isinstance(manifest, dict) else None
     if not isinstance(dist, dict) or not isinstance(dist.get("tarball"), str):
         raise CodenavError("PROTOCOL_ERROR", f"{what} lists {name}@{version} without a tarball")
     algorithm, digest = _integrity(dist, name, version)

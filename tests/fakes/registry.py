@@ -62,6 +62,7 @@ class FakeNpm:
     tarball_delay: float = 0.0
     tarball_chunk_delay: float = 0.0  # > 0: the tarball is sent in 16 KiB chunks, this far apart
     tarball_hits: int = 0
+    version_documents: bool = True  # serve /<name>/<version-or-tag> as the real registry does
 
     def __post_init__(self) -> None:
         self.server.route_prefix("GET", "/", self._serve)
@@ -113,6 +114,13 @@ class FakeNpm:
                                  delay=self.tarball_delay, chunk_delay=self.tarball_chunk_delay)
             return Reply(404, b'{"error":"Not found"}', {"Content-Type": "application/json"})
         name = unquote(path[1:])
+        if name not in self.packages and "/" in name and not name.startswith("@"):
+            name, _, wanted = name.partition("/")
+            doc = self.packument(name) if self.version_documents and name in self.packages else None
+            version = doc["dist-tags"].get(wanted, wanted) if doc else None
+            if doc is None or version not in doc["versions"]:
+                return Reply.json({"error": "Not found"}, status=404)
+            return Reply.json(doc["versions"][version])
         if name not in self.packages:
             return Reply.json({"error": "Not found"}, status=404)
         return Reply.json(self.packument(name), headers={

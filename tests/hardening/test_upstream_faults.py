@@ -189,6 +189,9 @@ def _arrange(upstream: str, fault: str, server: FakeServer, tmp_path: Path,
         if upstream == "npm":
             good = Reply.json(npm.packument("pkg"), headers={"Content-Type": "application/vnd.npm.install-v1+json"})
             server.route("GET", "/pkg", lambda h: make(good, other))
+            # The version document is asked first (sources/npm.py): the same fault meets it there.
+            good_version = Reply.json(npm.packument("pkg")["versions"]["1.0.0"])
+            server.route("GET", "/pkg/1.0.0", lambda h: make(good_version, other))
         else:
             tarball = npm.packages["pkg"]["1.0.0"].tarball
             good = Reply(200, tarball, {"Content-Type": "application/octet-stream"})
