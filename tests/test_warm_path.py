@@ -33,7 +33,7 @@ FILES = {
 }
 SPEC = "npm:demo@1.0.0"
 # Modules a warm call must not import: the network and validation libraries (each costs
-# 50-150 ms), and the stdlib modules that cost more than the whole call (bench/RESULTS.md).
+# 50-150 ms), and the stdlib modules that cost more than the whole call (README, "Performance").
 NEVER = {"requests", "urllib3", "jsonschema"}
 TOO_HEAVY = {"re", "json", "argparse", "typing", "pathlib", "functools", "collections", "subprocess", "fcntl"}
 
