@@ -118,3 +118,21 @@ def error_of(fn, args: dict) -> CodenavError:
     with pytest.raises(CodenavError) as info:
         fn(args)
     return info.value
+
+
+def isolated_subprocess_env(base: Path, *, first_on_path: tuple[Path, ...] = ()) -> dict[str, str]:
+    """An environment for codenav subprocesses started by module-scoped fixtures (which run
+    outside conftest's autouse isolation): no inherited codenav/npm/pip/gh configuration, HOME
+    and the cache under ``base``, no real ``gh`` on PATH, discovery off."""
+    from tests.conftest import ROOT
+
+    prefixes = ("CODENAV_", "NPM_CONFIG_", "PIP_", "GH_", "GITHUB_", "XDG_")
+    env = {k: v for k, v in os.environ.items() if not k.upper().startswith(prefixes)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    path = [p for p in env.get("PATH", "").split(os.pathsep) if p and not (Path(p) / "gh").exists()]
+    env.update({
+        "PYTHONPATH": str(ROOT), "HOME": str(base / "home"), "CODENAV_CACHE_DIR": str(base / "cache"),
+        "XDG_CONFIG_HOME": str(base / "home" / ".config"), "PIP_CONFIG_FILE": os.devnull,
+        "CODENAV_NO_DISCOVERY": "1", "PATH": os.pathsep.join([*map(str, first_on_path), *path]),
+    })
+    return env

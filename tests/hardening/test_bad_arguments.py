@@ -41,11 +41,11 @@ from typing import Any
 import pytest
 
 from codenav import cli, contract, targets, tools
-from tests.conftest import ROOT
 from tests.fakes.github import FakeGitHub, gh_calls, install_fake_gh
 from tests.fakes.grepapp import FakeGrepApp
 from tests.fakes.http import FakeServer
 from tests.fakes.registry import FakeNpm, FakePypi
+from tests.hardening.support import isolated_subprocess_env
 
 pytestmark = pytest.mark.hardening
 
@@ -354,14 +354,8 @@ class Cli:
 
 def _environment(base: Path, bin_dir: Path, urls: dict[str, str]) -> dict[str, str]:
     """The test environment, built explicitly: module fixtures run outside the autouse one."""
-    prefixes = ("CODENAV_", "NPM_CONFIG_", "PIP_", "GH_", "GITHUB_", "XDG_")
-    env = {k: v for k, v in os.environ.items() if not k.upper().startswith(prefixes)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    path = [p for p in env.get("PATH", "").split(os.pathsep) if p and not (Path(p) / "gh").exists()]
+    env = isolated_subprocess_env(base, first_on_path=(bin_dir,))
     env.update({
-        "PYTHONPATH": str(ROOT), "HOME": str(base / "home"), "CODENAV_CACHE_DIR": str(base / "cache"),
-        "XDG_CONFIG_HOME": str(base / "home" / ".config"), "PIP_CONFIG_FILE": os.devnull,
-        "CODENAV_NO_DISCOVERY": "1", "PATH": os.pathsep.join([str(bin_dir), *path]),
         "FAKE_GH_LOG": str(base / "gh.log"), "FAKE_GH_API": urls["github"], "FAKE_GIT_LOG": str(base / "git.log"),
         "CODENAV_NPM_REGISTRY": urls["npm"], "CODENAV_PYPI_INDEX_URL": urls["pypi"],
         "CODENAV_GREP_APP_URL": urls["grep"], "CODENAV_GITHUB_API_URL": urls["github"],

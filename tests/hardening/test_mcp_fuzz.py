@@ -40,11 +40,11 @@ import pytest
 
 from codenav import contract, tools
 from codenav.mcp.framing import MAX_LINE
-from tests.conftest import ROOT
 from tests.fakes.github import FakeGitHub
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.registry import FakeNpm
+from tests.hardening.support import isolated_subprocess_env
 
 pytestmark = pytest.mark.hardening
 
@@ -419,14 +419,8 @@ class Session:
 
 
 def _environment(base: Path, urls: dict[str, str]) -> dict[str, str]:
-    prefixes = ("CODENAV_", "NPM_CONFIG_", "PIP_", "GH_", "GITHUB_", "XDG_")
-    env = {k: v for k, v in os.environ.items() if not k.upper().startswith(prefixes)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    path = [p for p in env.get("PATH", "").split(os.pathsep) if p and not (Path(p) / "gh").exists()]
+    env = isolated_subprocess_env(base)
     env.update({
-        "PYTHONPATH": str(ROOT), "HOME": str(base / "home"), "CODENAV_CACHE_DIR": str(base / "cache"),
-        "XDG_CONFIG_HOME": str(base / "home" / ".config"), "PIP_CONFIG_FILE": os.devnull,
-        "CODENAV_NO_DISCOVERY": "1", "PATH": os.pathsep.join(path),
         "CODENAV_NPM_REGISTRY": urls["npm"], "CODENAV_PYPI_INDEX_URL": urls["closed"] + "/simple/",
         "CODENAV_GREP_APP_URL": urls["grep"], "CODENAV_GITHUB_API_URL": urls["github"],
         "CODENAV_HTTP_TIMEOUT": "2", "CODENAV_MCP_LOG": str(base / "mcp.log"),
