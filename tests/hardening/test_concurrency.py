@@ -187,9 +187,12 @@ def test_a_clear_during_indexing_costs_a_second_index_not_an_error(npm: FakeNpm,
 
     def serve(handler) -> Reply:
         hits.append(1)
-        if len(hits) == 1:  # the first download drips for 5 s: time to clear under it, even on a busy machine
-            return Reply(200, [tarball[i:i + 512] for i in range(0, len(tarball), 512)], chunk_delay=5.0 / (
-                len(tarball) // 512 + 1))
+        if len(hits) == 1:
+            # The first download drips in 20 pieces, 0.25 s apart: the body is complete only after
+            # about 5 s, time to clear under it even on a busy machine. (The tarball is small, so
+            # pieces of a fixed size could be a single piece, sent at once: no window at all.)
+            size = max(1, -(-len(tarball) // 20))
+            return Reply(200, [tarball[i:i + size] for i in range(0, len(tarball), size)], chunk_delay=0.25)
         return Reply(200, tarball)
 
     npm.server.route("GET", "/-/swept/swept-1.0.0.tgz", serve)
