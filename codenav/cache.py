@@ -96,7 +96,7 @@ def _atomic_write(path: Path, text: str, *, remake_parent: bool = False) -> None
 def open_target(target: Target, wait_ms: int) -> Entry:
     """The cached entry of ``target``, indexing it first if needed (SPEC §3 lifecycle)."""
     if isinstance(target, GitTarget):
-        from .sources import git
+        from .remotes import git
 
         url = git.check_url(target.repo_url)
         commit = git.resolve(url, target.git_ref)
@@ -273,7 +273,7 @@ def _build_locked(job: dict[str, Any]) -> str:
 
     limits = archive.Limits.from_env()
     if job["kind"] == "git":
-        from .sources import git
+        from .remotes import git
 
         key = git_key(job["repo_url"], job["commit"])
         if _entry(key) is not None:

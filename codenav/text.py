@@ -10,10 +10,6 @@ import posixpath
 
 from .errors import CodenavError, invalid
 
-BUDGET_BYTES = 50 * 1024  # SPEC §5: MCP payloads and --json envelopes for read/fetch/search
-BUDGET_LINES = 2000
-CUT_MARKER = " … [line cut: {n} more bytes]"
-
 
 def is_binary(data: bytes) -> bool:
     """A NUL byte in the first 8 KiB, or content that is not valid UTF-8 (SPEC §2.3)."""
@@ -118,39 +114,6 @@ def _past_eof(path: str, start: int, total: int) -> CodenavError:
         f"start_line {start} is past the end of {path}, which has {total} line{'s' if total != 1 else ''}",
         details={"field": "start_line", "filePath": path, "lineCount": total},
     )
-
-
-def fit(lines: list[str], *, max_bytes: int = BUDGET_BYTES, max_lines: int = BUDGET_LINES) -> tuple[list[str], bool]:
-    """As many leading lines as fit the budget; (kept, was_cut).
-
-    A single line longer than the budget is cut with a marker rather than dropped (SPEC §5),
-    so a caller always makes progress.
-    """
-    if len(lines) <= max_lines and _utf8_size("".join(lines)) <= max_bytes:
-        return list(lines), False  # the usual case, decided at C speed (a line loop is most of a call)
-    kept: list[str] = []
-    used = 0
-    for line in lines:
-        size = _utf8_size(line)
-        if len(kept) >= max_lines or used + size > max_bytes:
-            if not kept:
-                kept.append(cut_line(line, max_bytes))
-            return kept, True
-        kept.append(line)
-        used += size
-    return kept, False
-
-
-def _utf8_size(text: str) -> int:
-    return len(text) if text.isascii() else len(text.encode("utf-8"))
-
-
-def cut_line(line: str, max_bytes: int) -> str:
-    raw = line.encode("utf-8")
-    room = max(0, max_bytes - 64)
-    head = raw[:room].decode("utf-8", "ignore")
-    rest = len(raw) - len(head.encode("utf-8"))
-    return head + CUT_MARKER.format(n=rest) + ("\n" if line.endswith("\n") else "")
 
 
 # --- language and file type ---------------------------------------------------------------

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codenav import contract, net, text
+from codenav import budget, contract, net
 from codenav.errors import CodenavError
 from codenav.tools import codefetch
 from tests.conftest import run_cli
@@ -417,7 +417,7 @@ def test_long_files_are_cut_with_the_next_start_line(github: FakeGitHub) -> None
     assert (result["startLine"], result["endLine"], result["totalLines"]) == (1, 1999, 3000)
     assert result["hint"] == ("Output cut at the 50 KiB / 2000-line budget: lines 1-1999 of 3000 shown. "
                               "Continue with start_line=2000 (CLI: --lines 2000-).")
-    assert len(contract.dumps(result).encode()) <= text.BUDGET_BYTES
+    assert len(contract.dumps(result).encode()) <= budget.BUDGET_BYTES
     follow = fetch(repo=REPO, path="long.txt", start_line=2000, end_line=2100)
     assert follow["hasMore"] is False and follow["content"].startswith('line "2000"\n')
 
@@ -427,7 +427,7 @@ def test_escaping_heavy_content_still_fits_the_budget(github: FakeGitHub) -> Non
     github.add_file(REPO, "ctl.txt", ("\x01" * 40 + "\n").encode() * 1500)
     result = fetch(repo=REPO, path="ctl.txt", start_line=10, end_line=1200)
     assert result["hasMore"] is True
-    assert len(contract.dumps(result).encode()) <= text.BUDGET_BYTES
+    assert len(contract.dumps(result).encode()) <= budget.BUDGET_BYTES
     last = result["endLine"]
     assert f"start_line={last + 1}, end_line=1200 (CLI: --lines {last + 1}-1200)" in result["hint"]
 

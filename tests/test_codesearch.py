@@ -10,6 +10,7 @@ import pytest
 
 from codenav import contract
 from codenav.errors import CodenavError
+from codenav.remotes import grepapp as grepapp_client
 from codenav.tools import codesearch
 from tests.conftest import run_cli
 from tests.fakes.grepapp import (
@@ -392,7 +393,7 @@ def _big_hits(files: int, snippets: int, lines: int, width: int) -> list[str]:
 def test_budget_cuts_whole_trailing_snippets_and_says_how_to_narrow(grepapp: FakeGrepApp) -> None:
     """Over 50 KiB the envelope keeps whole leading snippets, sets hasMore and a narrowing hint."""
     grepapp.answer(json_reply(result(_big_hits(10, 3, 40, 60))))
-    full_results = codesearch.parse_items(_big_hits(10, 3, 40, 60))
+    full_results = grepapp_client.parse_items(_big_hits(10, 3, 40, 60))
     out = search(query="x")
     size = len(contract.dumps(out).encode())
     assert size <= 50 * 1024 and out["hasMore"] is True
@@ -412,7 +413,7 @@ def test_budget_cuts_whole_trailing_snippets_and_says_how_to_narrow(grepapp: Fak
 
 def test_budget_caps_lines_at_two_thousand_including_the_notice() -> None:
     """Many short lines are cut at 2000 lines, the hint counting as one (bytes set loose to isolate the rule)."""
-    full = {"query": "x", "filter": {}, "results": codesearch.parse_items(_big_hits(3, 6, 150, 0)), "hasMore": False}
+    full = {"query": "x", "filter": {}, "results": grepapp_client.parse_items(_big_hits(3, 6, 150, 0)), "hasMore": False}
     out = codesearch.fit_budget(full, max_bytes=10**7)
     lines = sum(len(s["lines"]) for h in out["results"] for s in h["snippets"])
     assert out["hasMore"] is True and lines == 13 * 150 and lines + 1 <= 2000

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from codenav.errors import CodenavError
-from codenav.sources import git as source
+from codenav.remotes import git as source
 
 IDENTITY = {
     "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",

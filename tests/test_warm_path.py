@@ -19,7 +19,7 @@ import sys
 
 import pytest
 
-from codenav import cli, entries, targets, text
+from codenav import budget, cli, entries, targets, text
 from tests.conftest import ROOT
 from tests.fakes.http import FakeServer
 from tests.fakes.registry import FakeNpm, make_tgz
@@ -205,7 +205,7 @@ def test_line_splitting_and_the_budget_fit_agree_with_their_definitions():
         assert "".join(lines) == sample
         assert all(line.endswith("\n") for line in lines[:-1]) and all("\n" not in line[:-1] for line in lines)
         max_bytes, max_lines = rnd.randint(0, 20), rnd.randint(0, 4)
-        kept, cut = text.fit(lines, max_bytes=max_bytes, max_lines=max_lines)
+        kept, cut = budget.fit_lines(lines, max_bytes=max_bytes, max_lines=max_lines)
         whole = 0
         for count in range(len(lines) + 1):
             if count > max_lines or sum(len(x.encode()) for x in lines[:count]) > max_bytes:
@@ -215,7 +215,7 @@ def test_line_splitting_and_the_budget_fit_agree_with_their_definitions():
         if whole or not cut:
             assert kept == lines[:whole]
         else:
-            assert len(kept) == 1 and kept[0] == text.cut_line(lines[0], max_bytes)
+            assert len(kept) == 1 and kept[0] == budget.cut_line(lines[0], max_bytes)
 
 
 # --- the listing file ----------------------------------------------------------------------

@@ -101,17 +101,11 @@ def npm_auth_headers(url: str) -> dict[str, str]:
 
 
 def _ask_npm() -> str | None:
-    import subprocess
+    from ..proc import output
 
-    try:
-        out = subprocess.run(
-            ["npm", "config", "get", "registry"], capture_output=True, text=True,
-            stdin=subprocess.DEVNULL, timeout=DISCOVERY_TIMEOUT,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    value = out.stdout.strip()
-    return value if out.returncode == 0 and value.startswith(("http://", "https://")) else None
+    # From the caller's directory: npm reads the project's .npmrc there.
+    value = (output(["npm", "config", "get", "registry"], DISCOVERY_TIMEOUT, cwd=os.getcwd()) or "").strip()
+    return value if value.startswith(("http://", "https://")) else None
 
 
 # --- PyPI ----------------------------------------------------------------------------------
@@ -165,18 +159,11 @@ def pypi_index() -> str:
 def _ask_pip() -> str | None:
     # pip has no public command that prints its built-in default index, so ask the pip of
     # this interpreter for the constant it uses itself (see docs/decisions.md).
-    import subprocess
+    from ..proc import output
 
     code = "from pip._internal.models.index import PyPI; print(PyPI.simple_url)"
-    try:
-        out = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True,
-            stdin=subprocess.DEVNULL, timeout=DISCOVERY_TIMEOUT,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    value = out.stdout.strip()
-    return value if out.returncode == 0 and value.startswith(("http://", "https://")) else None
+    value = (output([sys.executable, "-c", code], DISCOVERY_TIMEOUT) or "").strip()
+    return value if value.startswith(("http://", "https://")) else None
 
 
 # --- the discovery cache -------------------------------------------------------------------

@@ -6,7 +6,7 @@ Both tools answer in one shape so an agent sees one form: ``isBinary``, ``totalL
 
 from __future__ import annotations
 
-from .. import text
+from .. import budget, text
 from ..contract import dumps
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
@@ -40,15 +40,15 @@ def _within_budget(base: dict[str, Any], window: text.Window, chosen: list[str],
     itself is measured and the content budget shrunk until it fits. One line is left for the
     hint, which the budget includes.
     """
-    room = text.BUDGET_BYTES - 1024  # the fields around the content
+    room = budget.BUDGET_BYTES - 1024  # the fields around the content
     while True:
-        kept, cut = text.fit(chosen, max_bytes=room, max_lines=text.BUDGET_LINES - 1)
+        kept, cut = budget.fit_lines(chosen, max_bytes=room, max_lines=budget.BUDGET_LINES - 1)
         shortened = bool(kept) and kept[-1] != chosen[len(kept) - 1]
         result = _shaped(base, window, kept, cut, shortened, asked_end)
         size = len(dumps(result).encode("utf-8"))
-        if size <= text.BUDGET_BYTES or room <= 1024:
+        if size <= budget.BUDGET_BYTES or room <= 1024:
             return result
-        room -= size - text.BUDGET_BYTES + 256
+        room -= size - budget.BUDGET_BYTES + 256
 
 
 def _shaped(base: dict[str, Any], window: text.Window, kept: list[str], cut: bool, shortened: bool,
@@ -65,7 +65,7 @@ def _shaped(base: dict[str, Any], window: text.Window, kept: list[str], cut: boo
 
 def _cut_hint(window: text.Window, last: int, shortened: bool, asked_end: int | None) -> str:
     following = last + 1
-    hint = (f"Output cut at the {text.BUDGET_BYTES // 1024} KiB / {text.BUDGET_LINES}-line budget: "
+    hint = (f"Output cut at the {budget.BUDGET_BYTES // 1024} KiB / {budget.BUDGET_LINES}-line budget: "
             f"lines {window.start}-{last} of {window.total} shown.")
     if shortened:
         hint += f" Line {last} alone is longer than the budget and was shortened."

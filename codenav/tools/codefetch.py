@@ -9,7 +9,7 @@ zero lines and the hint "the file is empty". Ranges are 1-based and inclusive; p
 INVALID_ARGUMENT. The result fits the output budget of SPEC §5 on every surface (the bytes
 come from the network, so even plain ``fetch`` is not ``cat`` of an unbounded file); a cut
 result has ``hasMore: true`` and a hint naming the next start line. Transport, URL parsing
-and ref resolution live in ``codenav.sources.github``.
+and ref resolution live in ``codenav.remotes.github``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any, TextIO
 
 from .. import text
 from ..errors import invalid
-from ..sources import github
+from ..remotes import github
 from ..targets import validate_path
 from . import _target
 from ._content import content_result

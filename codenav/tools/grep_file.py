@@ -5,7 +5,7 @@ Exit codes follow grep(1): 0 a match, 1 none, 2 an error — in plain and --json
 
 from __future__ import annotations
 
-from .. import text
+from .. import budget, text
 from ..errors import invalid
 from ..targets import cli_int, validate_path
 from . import _target
@@ -111,10 +111,10 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
         for number in range(start, end + 1):
             line = lines[number - 1].rstrip("\n")
             size = len(line.encode("utf-8")) + 40  # the JSON keys of one line object, roughly
-            if used_lines >= text.BUDGET_LINES or used_bytes + size > text.BUDGET_BYTES:
+            if used_lines >= budget.BUDGET_LINES or used_bytes + size > budget.BUDGET_BYTES:
                 cut = True
                 if not blocks and not block_lines:  # one huge line: show it cut, never nothing
-                    block_lines.append({"line": number, "text": text.cut_line(line, text.BUDGET_BYTES),
+                    block_lines.append({"line": number, "text": budget.cut_line(line, budget.BUDGET_BYTES),
                                         "match": needle in line.casefold()})
                 break
             used_bytes += size

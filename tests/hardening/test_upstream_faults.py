@@ -237,7 +237,7 @@ def _arrange(upstream: str, fault: str, server: FakeServer, tmp_path: Path,
         elif fault == "oversized":
             # A ref listing over git.REFS_CAP (64 MiB; 4 KiB here, the resolution runs in this
             # process) is refused while git prints it, never buffered without end.
-            from codenav.sources import git
+            from codenav.remotes import git
 
             monkeypatch.setattr(git, "REFS_CAP", 4096)
             big = _advertisement(tags=200)

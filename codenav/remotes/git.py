@@ -27,17 +27,15 @@ import difflib
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from .. import net
+from .. import net, proc
 from ..errors import CodenavError, invalid
+from ..proc import Deadline
 
 RESOLVE_TIMEOUT = 30.0  # seconds, CODENAV_GIT_TIMEOUT
 EXPORT_TIMEOUT = 300.0  # seconds, CODENAV_GIT_FETCH_TIMEOUT: a fetch moves a whole tree
@@ -141,7 +139,7 @@ def resolve_ref(url: str, ref: str | None, *, timeout: float | None = None) -> R
     ref = _check_ref(ref)
     if ref is not None and _FULL_ID.fullmatch(ref):
         return Resolution(ref.lower(), None)
-    deadline = _Deadline(_timeout(timeout, "CODENAV_GIT_TIMEOUT", RESOLVE_TIMEOUT))
+    deadline = Deadline(_timeout(timeout, "CODENAV_GIT_TIMEOUT", RESOLVE_TIMEOUT))
     if ref is None or ref == "HEAD":
         return _resolve_head(url, deadline)
     refs = _list_refs(url, deadline, extra=ref if _outside_heads_and_tags(ref) else None)
@@ -167,7 +165,7 @@ def export(url: str, commit: str, dest_tar: Path, *, timeout: float | None = Non
     commit = commit.lower()
     ref = _check_ref(ref)
     dest_tar = Path(dest_tar)
-    deadline = _Deadline(_timeout(timeout, "CODENAV_GIT_FETCH_TIMEOUT", EXPORT_TIMEOUT))
+    deadline = Deadline(_timeout(timeout, "CODENAV_GIT_FETCH_TIMEOUT", EXPORT_TIMEOUT))
     work = Path(tempfile.mkdtemp(prefix=".git-export-", dir=dest_tar.parent))
     hide = (str(work), str(dest_tar.parent))
     started = done = False
@@ -235,7 +233,7 @@ def _peeled(refs: dict[str, str], name: str) -> str:
     return refs.get(name + "^{}", refs[name])
 
 
-def _resolve_head(url: str, deadline: _Deadline) -> Resolution:
+def _resolve_head(url: str, deadline: Deadline) -> Resolution:
     out = _git(["ls-remote", "--symref", "--", url, "HEAD"], deadline, f"list the refs of {_display(url)}")
     commit, target = None, None
     for line in out.splitlines():
@@ -259,7 +257,7 @@ def _resolve_head(url: str, deadline: _Deadline) -> Resolution:
     return Resolution(commit, target or "HEAD")
 
 
-def _list_refs(url: str, deadline: _Deadline, extra: str | None = None) -> dict[str, str]:
+def _list_refs(url: str, deadline: Deadline, extra: str | None = None) -> dict[str, str]:
     """Refname -> object id for the remote's branches and tags (plus ``extra``, a full refname).
 
     Annotated tags also appear as ``<name>^{}`` with the commit they point at. ``--heads
@@ -333,13 +331,14 @@ def _ref_not_found(url: str, ref: str, refs: dict[str, str]) -> CodenavError:
 # -- exporting -------------------------------------------------------------------------------
 
 
-def _fetch_commit(url: str, commit: str, ref: str | None, work: Path, deadline: _Deadline, hide: tuple[str, ...]) -> None:
+def _fetch_commit(url: str, commit: str, ref: str | None, work: Path, deadline: Deadline, hide: tuple[str, ...]) -> None:
     """Bring ``commit`` (and only its tree, depth 1) into the bare repository ``work``."""
     fetch = [f"--git-dir={work}", "fetch", "--quiet", "--depth=1", "--no-tags", "--no-recurse-submodules", "--"]
     what = f"fetch {commit[:12]} from {_display(url)}"
-    failed = _run([*fetch, url, commit], deadline, what, cwd=work)
-    if failed is None:
+    done = _run([*fetch, url, commit], deadline, what, cwd=work)
+    if done.returncode == 0:
         return
+    failed = _failure_text(done)
     if not any(reason in failed.lower() for reason in _WANT_REFUSED):
         raise _classify(failed, what, hide)
     # The server will not serve this id (servers without uploadpack.allow*SHA1InWant only
@@ -382,17 +381,6 @@ def _ref_moved(url: str, ref: str) -> CodenavError:
 # -- running git -----------------------------------------------------------------------------
 
 
-class _Deadline:
-    """One deadline shared by the several git processes of one operation (SPEC §8)."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.end = time.monotonic() + seconds
-
-    def remaining(self) -> float:
-        return self.end - time.monotonic()
-
-
 def _timeout(given: float | None, variable: str, default: float) -> float:
     if given is not None:
         return given
@@ -416,7 +404,7 @@ def _environment() -> dict[str, str]:
 
 def _git(
     args: list[str],
-    deadline: _Deadline,
+    deadline: Deadline,
     what: str,
     hide: tuple[str, ...] = (),
     *,
@@ -430,31 +418,30 @@ def _git(
     TIMEOUT and more than ``cap`` bytes of stdout (default ``REFS_CAP``) TOO_LARGE, after the
     whole process group has been killed.
     """
-    captured: list[bytes] = []
-    failed = _run(args, deadline, what, cwd=cwd, stdout=stdout, captured=captured, cap=cap)
-    if failed is not None:
-        raise _classify(failed, what, hide)
-    return b"".join(captured).decode("utf-8", "replace")
+    done = _run(args, deadline, what, cwd=cwd, stdout=stdout, cap=cap)
+    if done.returncode != 0:
+        raise _classify(_failure_text(done), what, hide)
+    return done.stdout.decode("utf-8", "replace")
 
 
-class _OverCap(Exception):
-    pass
+def _failure_text(done: proc.Outcome) -> str:
+    return done.stderr_text() or f"git exited with status {done.returncode}"
 
 
 def _run(
     args: list[str],
-    deadline: _Deadline,
+    deadline: Deadline,
     what: str,
     *,
     cwd: Path | None = None,
     stdout: IO[bytes] | None = None,
-    captured: list[bytes] | None = None,
     cap: int | None = None,
-) -> str | None:
-    """Run ``git ARGS`` hardened and under ``deadline``; None on success, else git's stderr.
+) -> proc.Outcome:
+    """Run ``git ARGS`` hardened and under ``deadline`` (proc.run: new session, capped pipes).
 
-    git's stdout goes to ``stdout`` (a file) or into ``captured``, at most ``cap`` bytes
-    (default ``REFS_CAP``).
+    git's stdout goes to ``stdout`` (a file) or is returned, at most ``cap`` bytes (default
+    ``REFS_CAP``). git runs in the operation's own temp dir, or the filesystem root — never in
+    whatever repository the caller's cwd is (its config could name an ssh command).
     """
     cap = REFS_CAP if cap is None else cap
     git = shutil.which("git")
@@ -463,96 +450,21 @@ def _run(
             "CONFIG_ERROR",
             "codenav needs the git command for repo_url targets, and none was found on PATH; install git",
         )
-    left = deadline.remaining()
-    if left <= 0:
-        raise _timed_out(what, deadline)
     try:
-        proc = subprocess.Popen(
-            [git, *_HARDENING, *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=_environment(),
-            # Never inside whatever repository the caller's cwd is (its config could name an
-            # ssh command): the operation's own temp dir, or the filesystem root.
-            cwd=str(cwd) if cwd is not None else os.path.abspath(os.sep),
-            # A new session: no controlling terminal for ssh to prompt on, and one process
-            # group to kill on timeout (git-remote-https, ssh, upload-pack all included).
-            start_new_session=True,
-        )
-    except FileNotFoundError:
+        return proc.run([git, *_HARDENING, *args], deadline, cap=cap, sink=stdout, env=_environment(),
+                        cwd=str(cwd) if cwd is not None else None, stderr_keep=STDERR_KEEP)
+    except proc.NotStarted:
         raise CodenavError("CONFIG_ERROR", "codenav needs the git command for repo_url targets; install git") from None
-    try:
-        err = _pump(proc, deadline, stdout, captured, cap)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
+    except proc.TimedOut:
         raise _timed_out(what, deadline) from None
-    except _OverCap:
-        _kill_group(proc)
+    except proc.OverCap:
         raise CodenavError(
             "TOO_LARGE", f"git could not {what}: its output is larger than the {cap} byte limit",
             details={"limitBytes": cap},
         ) from None
-    except BaseException:  # e.g. KeyboardInterrupt: no git process outlives the call
-        _kill_group(proc)
-        raise
-    if proc.returncode != 0:
-        return err.decode("utf-8", "replace") or f"git exited with status {proc.returncode}"
-    return None
 
 
-def _pump(proc: subprocess.Popen[bytes], deadline: _Deadline, sink: IO[bytes] | None,
-          captured: list[bytes] | None, cap: int) -> bytes:
-    """Copy git's stdout to ``sink`` (or into ``captured``) and keep the tail of its stderr,
-    until git exits: within the deadline (TimeoutExpired) and ``cap`` bytes of stdout (_OverCap).
-
-    ``communicate`` would buffer whatever a hostile remote makes git print; this reads both
-    pipes as they fill, as net.request reads a body.
-    """
-    import selectors
-
-    assert proc.stdout is not None and proc.stderr is not None
-    err = b""
-    size = 0
-    with selectors.DefaultSelector() as selector:
-        selector.register(proc.stdout, selectors.EVENT_READ, "out")
-        selector.register(proc.stderr, selectors.EVENT_READ, "err")
-        while selector.get_map():
-            left = deadline.remaining()
-            if left <= 0:
-                raise subprocess.TimeoutExpired(proc.args, deadline.seconds)
-            for key, _ in selector.select(left):
-                chunk = os.read(key.fd, 256 * 1024)
-                if not chunk:
-                    selector.unregister(key.fileobj)
-                elif key.data == "err":
-                    err = (err + chunk)[-STDERR_KEEP:]
-                else:
-                    size += len(chunk)
-                    if size > cap:
-                        raise _OverCap
-                    if sink is not None:
-                        sink.write(chunk)
-                    elif captured is not None:
-                        captured.append(chunk)
-    proc.stdout.close()
-    proc.stderr.close()
-    proc.wait(timeout=max(0.0, deadline.remaining()))
-    return err
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError, AttributeError):
-        proc.kill()
-    try:
-        proc.communicate(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
-
-
-def _timed_out(what: str, deadline: _Deadline) -> CodenavError:
+def _timed_out(what: str, deadline: Deadline) -> CodenavError:
     return CodenavError(
         "TIMEOUT",
         f"git could not {what} within {deadline.seconds:g} s",

@@ -34,14 +34,12 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import threading
 import time
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
-from .. import __version__, net
+from .. import __version__, net, proc
 from ..errors import CodenavError, invalid
 from ..targets import validate_path
 
@@ -431,74 +429,19 @@ def _gh_env() -> dict[str, str]:
     return env
 
 
-class _Drain(threading.Thread):
-    """Reads one pipe to the end, keeping at most ``cap`` bytes; over it, calls ``overflow``."""
-
-    def __init__(self, stream: IO[bytes], cap: int, overflow: Any) -> None:
-        super().__init__(daemon=True)
-        self.stream, self.cap, self.overflow = stream, cap, overflow
-        self.chunks: list[bytes] = []
-        self.size = 0
-        self.over = False
-
-    def run(self) -> None:
-        try:
-            while chunk := self.stream.read1(64 * 1024):  # type: ignore[attr-defined]
-                if self.size + len(chunk) > self.cap:
-                    self.over = True
-                    if self.overflow is not None:
-                        self.overflow()
-                        return
-                    continue  # stderr: keep draining so gh never blocks, but keep nothing more
-                self.chunks.append(chunk)
-                self.size += len(chunk)
-        except (OSError, ValueError):
-            pass
-
-    def data(self) -> bytes:
-        return b"".join(self.chunks)
-
-
 def _run_capped(argv: list[str], timeout: float, too_large: Any) -> tuple[int, bytes, bytes]:
     """Run gh with a whole-run deadline (SPEC §8); stdout capped at 2 MiB (over it: TOO_LARGE)."""
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env=_gh_env())
-    except OSError as exc:
-        raise _GhFailed(f"could not be started ({exc.strerror or type(exc).__name__})") from None
-    assert proc.stdout is not None and proc.stderr is not None
-    out = _Drain(proc.stdout, net.API_CAP, proc.kill)
-    err = _Drain(proc.stderr, STDERR_CAP, None)
-    out.start()
-    err.start()
-    started = time.monotonic()
-    try:
-        code = proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _stop(proc)
+        done = proc.run(argv, timeout, cap=net.API_CAP, env=_gh_env(), stderr_keep=STDERR_CAP)
+    except proc.NotStarted as exc:
+        raise _GhFailed(f"could not be started ({exc})") from None
+    except proc.TimedOut:
         raise _GhFailed(f"did not answer within {timeout:g} s") from None
-    except BaseException:  # KeyboardInterrupt: stop gh and let the cancellation through, no fallback
-        _stop(proc)
-        raise
-    finally:
-        left = max(1.0, timeout - (time.monotonic() - started))
-        out.join(left)
-        err.join(left)
-        proc.stdout.close()
-        proc.stderr.close()
-    if out.over:
+    except proc.OverCap:
         raise (too_large() if too_large else CodenavError(
             "TOO_LARGE", f"gh's answer is larger than the {net.API_CAP // 1024} KiB limit",
-            details={"limitBytes": net.API_CAP}))
-    return code, out.data(), err.data()
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.kill()
-    try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        pass
+            details={"limitBytes": net.API_CAP})) from None
+    return done.returncode, done.stdout, done.stderr
 
 
 def _api_base() -> str:

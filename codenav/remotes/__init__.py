@@ -1,0 +1,1 @@
+"""Clients of things that are not package registries: git remotes, GitHub, grep.app."""
