@@ -53,9 +53,9 @@ def _build_parser(command: str | None) -> Any:
     if command in (None, "mcp"):
         sub.add_parser("mcp", help="serve the tools over MCP (stdio, newline-delimited JSON-RPC)")
     if command in (None, "cache"):
-        from . import cache_cli
+        from .commands import cache as cache_command
 
-        cache_cli.configure(sub.add_parser("cache", help="list, locate, clear or prune the local cache"))
+        cache_command.configure(sub.add_parser("cache", help="list, locate, clear or prune the local cache"))
     return parser
 
 
@@ -134,9 +134,9 @@ def main(argv: list[str] | None = None) -> int:
 
             return serve()
         if ns.command == "cache":
-            from . import cache_cli
+            from .commands import cache as cache_command
 
-            return cache_cli.run(ns)
+            return cache_command.run(ns)
         return _run_tool(ns)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, and keep Python's exit-time

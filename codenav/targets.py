@@ -7,6 +7,7 @@ repository (``repo_url`` [+ ``git_ref``]). The CLI spells the first as
 
 from __future__ import annotations
 
+from . import registries
 from .errors import CodenavError, invalid
 
 # Annotations only: `typing` and `re` cost more to import than a warm call may spend (SPEC §7
@@ -15,30 +16,14 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-REGISTRIES = ("npm", "pypi")
+REGISTRIES = registries.names()
 DEFAULT_WAIT_MS = 20000
 MAX_WAIT_MS = 60000
 # The maxLength of schemas/defs.json, enforced here too: CLI arguments do not go through the
 # schema, and an over-long value must be refused before it reaches a URL or git.
 MAX_NAME, MAX_VERSION, MAX_REPO_URL, MAX_GIT_REF, MAX_PATH = 214, 256, 2048, 1024, 4096
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-_NPM_CHARS = _ALNUM | frozenset("._~-")
-_PYPI_CHARS = _ALNUM | frozenset("._-")
 _VERSION_CHARS = _ALNUM | frozenset(".+_!-")
-
-
-def _is_npm_name(name: str) -> bool:
-    """``(@scope/)?name`` of letters, digits and ``._~-``; the scope starts with a letter or digit."""
-    if name.startswith("@"):
-        scope, slash, name = name[1:].partition("/")
-        if not slash or not scope or scope[0] not in _ALNUM or not set(scope) <= _NPM_CHARS:
-            return False
-    return bool(name) and set(name) <= _NPM_CHARS
-
-
-def _is_pypi_name(name: str) -> bool:
-    """Letters, digits and ``._-``, starting and ending with a letter or digit (PEP 508 names)."""
-    return bool(name) and name[0] in _ALNUM and name[-1] in _ALNUM and set(name) <= _PYPI_CHARS
 
 
 def _is_version(version: str) -> bool:
@@ -46,7 +31,7 @@ def _is_version(version: str) -> bool:
 
 
 class PackageTarget:
-    """A registry package; ``name`` is as given for npm and PEP 503-normalised for PyPI."""
+    """A registry package; ``name`` as its registry keys it (npm: as given; PyPI: PEP 503)."""
 
     __slots__ = ("registry", "name", "version")
 
@@ -85,16 +70,6 @@ class GitTarget:
 Target = PackageTarget | GitTarget
 
 
-def __getattr__(name: str) -> Any:
-    # PEP 562: Artifact lives with the sources that make it (indexing only); it is still
-    # importable from here, without every warm call paying for its NamedTuple.
-    if name == "Artifact":
-        from .sources.artifact import Artifact
-
-        return Artifact
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def short_hash(text: str) -> str:
     """A stable 32-hex-digit name for a string (cache file names)."""
     try:  # the builtin module loads in microseconds; hashlib pulls in OpenSSL (warm path)
@@ -108,25 +83,11 @@ def git_key(repo_url: str, commit: str) -> str:
     return f"git/{short_hash(repo_url)[:16]}/{commit}"
 
 
-def pep503(name: str) -> str:
-    """PEP 503 normalisation: each run of ``-``, ``_`` and ``.`` becomes one ``-``; lower case."""
-    out: list[str] = []
-    in_run = False
-    for char in name:
-        if char in "-_.":
-            if not in_run:
-                out.append("-")
-            in_run = True
-        else:
-            out.append(char)
-            in_run = False
-    return "".join(out).lower()
-
-
 def parse_spec(spec: str) -> dict[str, Any]:
     """``npm:express@4.21.2`` -> ``{"registry": "npm", "package_name": "express", "version": "4.21.2"}``."""
-    registry, sep, rest = spec.partition(":")
-    if not sep or registry not in REGISTRIES:
+    prefix, sep, rest = spec.partition(":")
+    registry = registries.canonical(prefix)
+    if not sep or registry is None:
         raise invalid(
             f"{spec!r} is not a package spec; use REGISTRY:NAME[@VERSION] with REGISTRY one of "
             f"{', '.join(REGISTRIES)} (e.g. npm:express@4.21.2), or --repo-url for a git repository",
@@ -147,7 +108,8 @@ def parse_spec(spec: str) -> dict[str, Any]:
 
 
 def looks_like_spec(text: str) -> bool:
-    return any(text.startswith(f"{r}:") for r in REGISTRIES)
+    prefix, sep, _ = text.partition(":")
+    return bool(sep) and registries.canonical(prefix) is not None
 
 
 def from_args(args: dict[str, Any]) -> Target:
@@ -180,13 +142,7 @@ def from_args(args: dict[str, Any]) -> Target:
     if len(name) > MAX_NAME:  # checked first: the messages below quote the name
         raise invalid(f"package_name is {len(name)} characters long; at most {MAX_NAME} are accepted",
                       "package_name")
-    if registry == "npm":
-        if not _is_npm_name(name) or "/" in name.lstrip("@").split("/", 1)[-1]:
-            raise invalid(f"{name!r} is not a valid npm package name", "package_name")
-    else:
-        if not _is_pypi_name(name):
-            raise invalid(f"{name!r} is not a valid PyPI project name", "package_name")
-        name = pep503(name)
+    name = registries.load(registry).normalize_name(name)
     if version is not None and len(version) > MAX_VERSION:
         raise invalid(f"version is {len(version)} characters long; at most {MAX_VERSION} are accepted", "version")
     if version is not None and not _is_version(version):
@@ -279,5 +235,5 @@ def cli_target(ns: Any, operands: list[str], usage: str) -> tuple[dict[str, Any]
 
 __all__ = [
     "GitTarget", "PackageTarget", "Target", "CodenavError", "from_args", "parse_spec",
-    "validate_path", "wait_ms", "git_key", "pep503", "add_cli_options", "cli_target", "cli_int",
+    "validate_path", "wait_ms", "git_key", "add_cli_options", "cli_target", "cli_int",
 ]

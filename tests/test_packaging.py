@@ -31,7 +31,8 @@ def test_every_schema_file_is_a_valid_2020_12_schema():
 
 
 def test_the_wheel_installed_in_a_fresh_venv_loads_every_schema(tmp_path):
-    """Build the wheel, install it (no checkout on the path) and load each tool's schemas from it."""
+    """Build the wheel, install it (no checkout on the path), import every module of the package
+    from it (a subpackage missing from pyproject's list fails here) and load each tool's schemas."""
     wheel_dir = tmp_path / "wheel"
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(wheel_dir)],
                            capture_output=True, text=True, timeout=300)
@@ -49,6 +50,9 @@ def test_the_wheel_installed_in_a_fresh_venv_loads_every_schema(tmp_path):
         "import sys, json; sys.path.insert(0, sys.argv[1]);"
         "import codenav, codenav.contract as c, codenav.tools as t;"
         "assert sys.argv[1] in codenav.__file__, codenav.__file__;"
+        "import importlib, pkgutil;"
+        "[importlib.import_module(m.name) for m in pkgutil.walk_packages(codenav.__path__, 'codenav.')"
+        " if not m.name.endswith('__main__')];"
         "print(json.dumps([c.tool_spec(n)['name'] for n in t.names()] + [c.error_schema()['title']]))"
     )
     out = subprocess.run([str(py), "-c", code, str(target)], capture_output=True, text=True, cwd=tmp_path,

@@ -19,7 +19,9 @@ import sys
 
 import pytest
 
-from codenav import budget, cli, entries, targets, text
+from codenav import budget, cli, paths, targets, text
+from codenav.cache import store
+from codenav.registries import npm, pypi
 from tests.conftest import ROOT
 from tests.fakes.http import FakeServer
 from tests.fakes.registry import FakeNpm, make_tgz
@@ -163,20 +165,20 @@ _EXACT_NPM = re.compile(r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)
 
 
 def test_name_and_version_checks_accept_what_the_regular_expressions_accept():
-    """The character-set checks of targets.py agree with the patterns they replace on every
+    """The character-set checks of targets.py and the registry modules agree with the patterns they replace on every
     ASCII string (the patterns also took a trailing newline and, for npm, the Kelvin sign and
     long s through IGNORECASE; neither is a name any registry serves)."""
     rnd = random.Random(1)
     alphabet = "aZ09@/._~-+!_ "
     for _ in range(50_000):
         word = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 7)))
-        assert targets._is_npm_name(word) == bool(_NPM_NAME.match(word)), word
-        assert targets._is_pypi_name(word) == bool(_PYPI_NAME.match(word)), word
+        assert npm.is_name(word) == bool(_NPM_NAME.match(word)), word
+        assert pypi.is_name(word) == bool(_PYPI_NAME.match(word)), word
         assert targets._is_version(word) == bool(_VERSION.match(word)), word
-        assert targets.pep503(word) == re.sub(r"[-_.]+", "-", word).lower(), word
+        assert pypi.pep503(word) == re.sub(r"[-_.]+", "-", word).lower(), word
     for _ in range(50_000):
         word = "".join(rnd.choice("019.-+aZ_!") for _ in range(rnd.randint(0, 9)))
-        assert entries._exact_npm_version(word) == bool(_EXACT_NPM.match(word)), word
+        assert npm.is_exact(word) == bool(_EXACT_NPM.match(word)), word
 
 
 @pytest.mark.parametrize("document", [
@@ -184,14 +186,14 @@ def test_name_and_version_checks_accept_what_the_regular_expressions_accept():
     '{"a":1} x', "", "\ufeff{}", '{"a":', "[1,]", '{"a" 1}', '"\\ud800"',
 ])
 def test_the_light_json_reader_returns_what_json_loads_returns(document):
-    """entries.loads gives json.loads's value, or raises its error, for any text."""
+    """paths.loads gives json.loads's value, or raises its error, for any text."""
     def outcome(loads):
         try:
             return "value", repr(loads(document))
         except ValueError as exc:
             return "error", type(exc), str(exc)
 
-    assert outcome(entries.loads) == outcome(json.loads)
+    assert outcome(paths.loads) == outcome(json.loads)
 
 
 def test_line_splitting_and_the_budget_fit_agree_with_their_definitions():
@@ -228,7 +230,7 @@ def plain_listing(*args: str) -> tuple[int, str, str]:
 
 
 def entry_dir() -> str:
-    base = os.path.join(entries.root(), "entries", "npm", "demo")
+    base = os.path.join(paths.root(), "entries", "npm", "demo")
     (version,) = os.listdir(base)
     return os.path.join(base, version)
 
@@ -237,9 +239,9 @@ def entry_dir() -> str:
 def test_the_plain_listing_is_the_same_with_or_without_the_listing_file(registry, prefix):
     """`codenav files` prints the same bytes, hints included, from paths.txt as from the manifest."""
     assert plain_listing(SPEC, "--wait", "60000")[0] == 0
-    assert os.path.isfile(os.path.join(entry_dir(), entries.LISTING))
+    assert os.path.isfile(os.path.join(entry_dir(), store.LISTING))
     from_listing = plain_listing(SPEC, *prefix)
-    os.remove(os.path.join(entry_dir(), entries.LISTING))
+    os.remove(os.path.join(entry_dir(), store.LISTING))
     assert from_listing == plain_listing(SPEC, *prefix)
 
 
@@ -251,5 +253,5 @@ def test_skipped_entries_are_reported_from_the_listing_file_too(monkeypatch):
         monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
         first = plain_listing(SPEC, "--wait", "60000")
     assert "1 archive entries were skipped" in first[2]
-    os.remove(os.path.join(entry_dir(), entries.LISTING))
+    os.remove(os.path.join(entry_dir(), store.LISTING))
     assert plain_listing(SPEC) == first

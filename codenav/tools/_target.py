@@ -33,16 +33,9 @@ def split_cli(ns: Any, usage: str, names: tuple[str, ...], optional: int = 0) ->
 
 
 def open_entry(args: dict[str, Any]):
-    from .. import entries
+    from ..cache.open import open_entry as open_cached
 
-    target = from_args(args)
-    wait = wait_ms(args)
-    found = entries.cached(target)  # the warm path: no locks, no subprocess, no pathlib
-    if found is not None:
-        return found
-    from .. import cache
-
-    return cache.open_target(target, wait)
+    return open_cached(from_args(args), wait_ms(args))
 
 
 def gutter(lines: list[tuple[int, str, bool]], out: TextIO, marker: bool = False) -> None:

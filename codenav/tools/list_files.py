@@ -60,15 +60,15 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     rows = entry.files()
     if prefix:
         with_slash = prefix + "/"
-        rows = [r for r in rows if r[0] == prefix or r[0].startswith(with_slash)]
+        rows = [r for r in rows if r.path == prefix or r.path.startswith(with_slash)]
     total = len(rows)
     cut = not args.get("_unbounded") and total > MAX_ENTRIES
     shown = rows[:MAX_ENTRIES] if cut else rows
     files = []
-    for path, size, language, file_type, _binary, link in shown:
-        item = {"path": path, "size": size, "language": language, "fileType": file_type}
-        if link is not None:
-            item["linkTarget"] = link
+    for row in shown:
+        item = {"path": row.path, "size": row.size, "language": row.language, "fileType": row.file_type}
+        if row.link is not None:
+            item["linkTarget"] = row.link
         files.append(item)
     result: dict[str, Any] = {"target": entry.target, "files": files, "totalFiles": total, "hasMore": cut}
     if args.get("path_prefix") is not None:
@@ -109,7 +109,7 @@ def _notes(result: dict[str, Any], rows: list[list], cut: bool, prefix: str | No
 
 
 def _top_dirs(rows: list[list]) -> str:
-    dirs = sorted({r[0].split("/", 1)[0] for r in rows if "/" in r[0]})[:5]
+    dirs = sorted({r.path.split("/", 1)[0] for r in rows if "/" in r.path})[:5]
     return ", ".join(repr(d) for d in dirs) or "a folder name"
 
 

@@ -42,7 +42,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     text.check_range(args.get("start_line"), args.get("end_line"))  # before any download
     entry = _target.open_entry(args)
     row, data = entry.read(path)
-    return content_result({"target": entry.target, "path": path, "language": row[2]}, data,
+    return content_result({"target": entry.target, "path": path, "language": row.language}, data,
                           args.get("start_line"), args.get("end_line"), path=path,
                           unbounded=bool(args.get("_unbounded")))
 

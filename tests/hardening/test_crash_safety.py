@@ -1,6 +1,6 @@
 """Crash safety: an indexer killed at any moment never leaves a half-built entry (SPEC §3).
 
-The indexer (``python -m codenav.indexer``, started detached by a tool call that returned
+The indexer (``python -m codenav.cache.indexer``, started detached by a tool call that returned
 INDEXING) is found by scanning /proc for its command line and this test's cache directory in
 its environment, and SIGKILLed at 50 moments drawn with a seeded RNG from the measured duration
 of one full index — across start-up and resolution, the (slowed) download and its hash check,
@@ -55,7 +55,7 @@ def _indexers(cache: Path, name: str) -> list[int]:
         try:
             with open(f"/proc/{entry.name}/cmdline", "rb") as handle:
                 cmdline = handle.read()
-            if b"codenav.indexer" not in cmdline or job not in cmdline:
+            if b"codenav.cache.indexer" not in cmdline or job not in cmdline:
                 continue
             with open(f"/proc/{entry.name}/environ", "rb") as handle:
                 if wanted not in handle.read().split(b"\0"):

@@ -24,23 +24,24 @@ def _name(target: dict[str, Any]) -> str:
 
 
 def run(ns: Any) -> int:
-    from . import cache
+    from ..cache import maintenance
+    from ..paths import root
 
     action = ns.cache_command
     if action == "path":
-        sys.stdout.write(str(cache.root()) + "\n")
+        sys.stdout.write(root() + "\n")
     elif action == "list":
-        entries = cache.list_entries()
+        entries = maintenance.list_entries()
         if ns.json:
             sys.stdout.write(json.dumps(entries, sort_keys=True) + "\n")
         else:
             for e in entries:
                 sys.stdout.write(f"{_name(e['target'])}\t{e['files']} files\t{e['bytes']} bytes\n")
     elif action == "clear":
-        count = cache.clear()
+        count = maintenance.clear()
         sys.stderr.write(f"codenav: removed {count} cached entr{'y' if count == 1 else 'ies'}\n")
     elif action == "prune":
-        removed = cache.prune()
+        removed = maintenance.prune()
         summary = ", ".join(f"{n} {what}" for what, n in removed.items() if n) or "nothing to remove"
         sys.stderr.write(f"codenav: pruned {summary}\n")
     return 0

@@ -1,4 +1,4 @@
-"""Streamed, size-capped, hash-verified artifact download (SPEC §3, §8).
+"""Streamed, size-capped, verified artifact download (SPEC §3, §8).
 
 The body goes straight to disk while being hashed; a digest mismatch is INTEGRITY_ERROR and
 the caller discards the file. Progress is drawn on stderr only while a person is waiting.
@@ -12,9 +12,12 @@ import sys
 import time
 from pathlib import Path
 
-from . import net
-from .errors import CodenavError
-from .targets import Artifact
+from .. import net
+from ..errors import CodenavError
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from ..registries.artifact import Artifact
 
 MAX_DOWNLOAD = 200 * 1024 * 1024
 
@@ -30,13 +33,16 @@ def _limit() -> int:
 
 
 def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | None = None) -> None:
-    hasher = hashlib.new(artifact.algorithm)
+    """Download ``artifact`` to ``dest`` and verify it as its Verification says (registries/artifact.py)."""
+    check = artifact.verification
+    hasher = hashlib.new(check.algorithm) if check.kind == "digest" else None
     limit = _limit()
     label = f"{artifact.name} {artifact.version}"
     state = {"bytes": 0, "drawn": 0.0}
 
     def on_chunk(chunk: bytes) -> None:
-        hasher.update(chunk)
+        if hasher is not None:
+            hasher.update(chunk)
         state["bytes"] += len(chunk)
         if progress_until is not None and time.time() < progress_until and time.monotonic() - state["drawn"] > 0.2:
             state["drawn"] = time.monotonic()
@@ -49,7 +55,10 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
             details={"limitBytes": limit, "action": "raise CODENAV_MAX_DOWNLOAD_BYTES if this is expected"},
         )
 
-    what = "the npm registry" if artifact.registry == "npm" else "the Python package index"
+    from .. import registries
+
+    registry = registries.load(artifact.registry)
+    what = registry.WHAT
     with open(dest, "wb") as sink:
         resp = net.request(
             "GET", artifact.url, what=what, headers=dict(artifact.headers or {}), redirects="https",
@@ -65,9 +74,11 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
         raise net.status_error(what, resp, not_found=CodenavError(
             "NOT_FOUND", f"{what} lists {artifact.filename} but does not serve it (HTTP 404)", retryable=True,
         ))
-    if hasher.hexdigest() != artifact.digest:
+    if hasher is not None and hasher.hexdigest() != check.expected:
         raise CodenavError(
             "INTEGRITY_ERROR",
-            f"{artifact.filename} does not match its published {artifact.algorithm} hash; nothing was cached",
-            details={"artifact": artifact.filename, "algorithm": artifact.algorithm},
+            f"{artifact.filename} does not match its published {check.algorithm} hash; nothing was cached",
+            details={"artifact": artifact.filename, "algorithm": check.algorithm},
         )
+    if check.kind == "custom":
+        registry.verify(artifact, dest)  # raises INTEGRITY_ERROR itself

@@ -1,6 +1,6 @@
-"""``python -m codenav.indexer JOB``: build one cache entry, detached from the caller (SPEC §3).
+"""``python -m codenav.cache.indexer JOB``: build one cache entry, detached from the caller (SPEC §3).
 
-Started by ``cache.open_target`` in its own session, so it outlives a caller that stopped
+Started by ``cache.open.open_target`` in its own session, so it outlives a caller that stopped
 waiting (INDEXING). The outcome is the published entry, or an error left in ``jobs/``.
 """
 
@@ -11,8 +11,8 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .cache import build
-    from .errors import CodenavError
+    from ..errors import CodenavError
+    from .indexing import build
 
     argv = sys.argv[1:] if argv is None else argv
     job = json.loads(argv[0])

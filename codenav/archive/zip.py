@@ -1,0 +1,158 @@
+"""Reading zip archives (wheels, sdists, jars) into the Tree, with the zip-bomb checks."""
+
+from __future__ import annotations
+
+import os
+import stat
+import struct
+import zipfile
+from itertools import pairwise
+from pathlib import Path
+from typing import IO
+
+from ..errors import CodenavError
+from .tree import MAX_SYMLINK_TARGET_BYTES, Member, Tree, printable, quoted, reading
+
+_ZIP_SPECIAL = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+                stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}
+
+
+def _zip_methods() -> set[int]:
+    methods = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED}
+    for method, module in ((zipfile.ZIP_BZIP2, "bz2"), (zipfile.ZIP_LZMA, "lzma")):
+        try:
+            __import__(module)
+        except ImportError:
+            continue
+        methods.add(method)
+    return methods
+
+
+def _zip_name(info: zipfile.ZipInfo) -> str:
+    """The entry name as UTF-8, surrogate-escaped where its bytes are not UTF-8.
+
+    Without the UTF-8 flag zipfile decodes names as cp437; most tools write UTF-8 there anyway,
+    so the bytes are taken back and read as UTF-8 (never guessed as cp437). ``orig_filename``
+    keeps a NUL that ``filename`` cuts off.
+    """
+    name = info.orig_filename
+    if info.flag_bits & 0x800:
+        return name
+    try:
+        raw = name.encode("cp437")
+    except UnicodeEncodeError:
+        return name
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _zip_declared_entries(raw: IO[bytes]) -> int | None:
+    """The entry count the end-of-central-directory record declares (zip64 aware), if readable."""
+    raw.seek(0, os.SEEK_END)
+    size = raw.tell()
+    tail_size = min(size, 22 + 0xFFFF)
+    raw.seek(size - tail_size)
+    tail = raw.read(tail_size)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or len(tail) - at < 22:
+        return None
+    (entries,) = struct.unpack("<H", tail[at + 10:at + 12])
+    if entries != 0xFFFF or at < 20 or tail[at - 20:at - 16] != b"PK\x06\x07":
+        return entries
+    (zip64_offset,) = struct.unpack("<Q", tail[at - 12:at - 4])
+    raw.seek(zip64_offset)
+    record = raw.read(56)
+    if len(record) < 56 or record[:4] != b"PK\x06\x06":
+        return None
+    (entries64,) = struct.unpack("<Q", record[32:40])
+    return entries64
+
+
+def _check_zip_layout(archive: zipfile.ZipFile, raw: IO[bytes]) -> None:
+    """Each entry's local record must not overlap another's, nor the central directory.
+
+    Overlapping records let a few KiB name the same compressed bytes many times over (the
+    classic non-recursive zip bomb); honest writers never produce them.
+    """
+    raw.seek(0, os.SEEK_END)
+    size = raw.tell()
+    end_of_data = getattr(archive, "start_dir", size)
+    spans: list[tuple[int, int, str]] = []
+    for info in archive.infolist():
+        raw.seek(info.header_offset)
+        header = raw.read(30)
+        if len(header) < 30 or header[:4] != b"PK\x03\x04":
+            raise CodenavError("UNSAFE_ARCHIVE",
+                               f"the archive is corrupt (no local header for {quoted(info.orig_filename)})")
+        name_length, extra_length = struct.unpack("<HH", header[26:30])
+        end = info.header_offset + 30 + name_length + extra_length + info.compress_size
+        spans.append((info.header_offset, end, info.orig_filename))
+    spans.sort()
+    for (_, end, first), (start, _, second) in pairwise(spans):
+        if start < end:
+            raise CodenavError(
+                "UNSAFE_ARCHIVE",
+                f"zip entries {quoted(first)} and {quoted(second)} overlap (a zip-bomb construction)",
+                details={"member": printable(second)},
+            )
+    if spans and spans[-1][1] > end_of_data:
+        raise CodenavError("UNSAFE_ARCHIVE",
+                           f"the archive is corrupt (entry {quoted(spans[-1][2])} runs into the central directory)")
+
+
+def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, methods: set[int]) -> Member:
+    name = _zip_name(info)
+    mode = info.external_attr >> 16 if info.create_system == 3 else 0  # 3: Unix attributes
+    kind = stat.S_IFMT(mode)
+    if info.is_dir() or kind == stat.S_IFDIR:
+        return Member(name, "dir")
+    if info.flag_bits & 0x1:
+        return Member(name, "skip", reason="the entry is encrypted")
+    if kind in _ZIP_SPECIAL:
+        return Member(name, "skip", reason=f"the entry is {_ZIP_SPECIAL[kind]}")
+    if info.compress_type not in methods:
+        return Member(name, "skip", reason=f"unsupported zip compression method {info.compress_type}")
+    if kind == stat.S_IFLNK:
+        if info.file_size > MAX_SYMLINK_TARGET_BYTES:
+            return Member(name, "skip", reason="the symlink target is too long")
+        with reading(quoted(name), name), archive.open(info) as source:
+            target = source.read(MAX_SYMLINK_TARGET_BYTES + 1)
+        return Member(name, "symlink", linkname=target.decode("utf-8", "surrogateescape"))
+    return Member(name, "file", size=info.file_size, executable=bool(mode & 0o111),
+                   open=lambda: archive.open(info))
+
+
+def extract_zip(archive_path: Path, tree: Tree) -> None:
+    with open(archive_path, "rb") as raw:
+        with reading("the central directory"):
+            declared = _zip_declared_entries(raw)
+        if declared is not None and declared > tree.limits.max_files:
+            # Checked before zipfile builds one object per entry.
+            raise CodenavError(
+                "TOO_LARGE", f"the archive declares {declared} entries, more than {tree.limits.max_files} "
+                f"(CODENAV_MAX_FILES)", details={"limit": tree.limits.max_files, "variable": "CODENAV_MAX_FILES"},
+            )
+        raw.seek(0)
+        with reading("the central directory"):
+            archive = zipfile.ZipFile(raw)
+        with archive:
+            infos = archive.infolist()
+            with reading("the central directory"):
+                _check_zip_layout(archive, raw)
+            if len(infos) > tree.limits.max_files:
+                raise CodenavError(
+                    "TOO_LARGE", f"the archive has {len(infos)} entries, more than {tree.limits.max_files} "
+                    f"(CODENAV_MAX_FILES)", details={"limit": tree.limits.max_files, "variable": "CODENAV_MAX_FILES"},
+                )
+            # Every declared size is known up front: refuse a bomb before writing a byte.
+            declared_total = 0
+            for info in infos:
+                if not info.is_dir():
+                    tree.check_file_size(_zip_name(info), info.file_size)
+                    declared_total += info.file_size
+                    tree.check_total(_zip_name(info), declared_total)
+            methods = _zip_methods()
+            for info in infos:
+                tree.add(_zip_member(archive, info, methods))
+
+
+# --- entry point ------------------------------------------------------------------------------

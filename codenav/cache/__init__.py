@@ -1,0 +1,27 @@
+"""The cache and the indexing lifecycle (SPEC §3): one package, one idea.
+
+Layout under the cache root (paths.root(): ``$CODENAV_CACHE_DIR``, ``$XDG_CACHE_HOME/codenav``
+or ``~/.cache/codenav``)::
+
+  entries/<key>/manifest.json   immutable, published by one rename; lists every file (store.py)
+  entries/<key>/paths.txt       a sidecar: the paths as the plain listing prints them
+  entries/<key>/tree/...        the files (regular files only: links live in the manifest)
+  aliases/<h>.json              what a request (registry, endpoint, name, version) resolved to
+  locks/<h>.lock                flock per request: one indexer at a time, others wait
+  jobs/<h>.json                 the outcome of the last indexing job that failed
+  tmp/                          build directories and downloads in progress
+  state/                        discovered endpoints
+
+The modules, in the order a call meets them:
+
+  open.py         the only call a tool makes: ``open_entry(target, wait_ms)`` — the warm
+                  lookup (an alias naming a published entry), else start the indexer and wait
+  aliases.py      request -> entry key, with the resolution's time to live
+  store.py        the read side of a published entry: manifest rows, files, sidecars
+  indexing.py     the indexer's side: resolve, download, verify, extract, derive, publish
+  download.py     the streamed, capped, verified download
+  indexer.py      ``python -m codenav.cache.indexer JOB``, detached from the caller
+  maintenance.py  ``codenav cache list|clear|prune``
+
+A warm call imports open, aliases and store only: nothing heavier than ``os``.
+"""

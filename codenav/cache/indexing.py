@@ -1,0 +1,185 @@
+"""Building a cache entry, in the indexer process (SPEC §3): resolve, download, verify, extract,
+derive, publish.
+
+``build(job)`` holds the request's lock throughout; when another indexer already published the
+entry it returns at once. The registry module resolves the artifact (registries/), the
+download verifies it (download.py), the archive package extracts it safely (archive/), then the
+manifest and every sidecar of ``SIDECARS`` are written into the build directory, and one rename
+publishes it all: a reader sees the whole entry or none of it. Any failure leaves nothing
+behind but the error in ``jobs/``.
+
+Derived data (a symbol index, a search list) is one more line in ``SIDECARS``: a name and a
+``build(entry, out_path)`` function; entries published before it existed get it on first use
+(store.Entry.sidecar).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import CodenavError
+from ..paths import atomic_write, cache_subdir, fsync_dir
+from ..targets import git_key
+from . import aliases, store
+from .open import job_result_path, lock_path
+
+# name -> "module:function" building it from a finished entry (imported when an entry is built)
+SIDECARS: dict[str, str] = {
+    store.LISTING: "codenav.cache.store:write_listing",
+}
+
+
+def build(job: dict[str, Any]) -> str:
+    """Resolve, download, verify, extract and publish one job; returns the entry key."""
+    import fcntl
+    import json
+
+    alias = job["alias"]
+    with open(lock_path(alias), "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        result_path = job_result_path(alias)
+        if os.path.exists(result_path):
+            os.unlink(result_path)
+        try:
+            key = _build_locked(job)
+        except _Cleared:
+            # Not a failure of the target: record nothing, so a waiter indexes it again.
+            sys.stderr.write("codenav: the cache was cleared while indexing; nothing was published\n")
+            return ""
+        except CodenavError as exc:
+            atomic_write(result_path, json.dumps(exc.to_envelope(), sort_keys=True), remake_parent=True)
+            raise
+        except Exception as exc:
+            from ..errors import internal
+
+            atomic_write(result_path, json.dumps(internal(exc).to_envelope(), sort_keys=True), remake_parent=True)
+            raise
+        return key
+
+
+def _build_locked(job: dict[str, Any]) -> str:
+    from .. import archive
+
+    limits = archive.Limits.from_env()
+    if job["kind"] == "git":
+        from ..registries.artifact import Unpack
+        from ..remotes import git
+
+        key = git_key(job["repo_url"], job["commit"])
+        if store.find(key) is not None:
+            return key
+        # A token embedded in the URL must never come back out in a result (SPEC §3).
+        target_echo = {"repoUrl": git.redact(job["repo_url"]), "gitRef": job.get("git_ref"),
+                       "commit": job["commit"]}
+
+        def fetch(download: Path) -> None:
+            # git archive writes an uncompressed tar: one larger than the archive limits could
+            # ever accept (each member costs a few header blocks on top of its data) is stopped
+            # while it is written, before it can fill the disk.
+            git.export(job["repo_url"], job["commit"], download, ref=job.get("git_ref"),
+                       max_bytes=limits.max_total_bytes + limits.max_files * 4096)
+
+        _publish(key, target_echo, fetch, Unpack("tar"), limits)
+        return key
+
+    from .. import registries
+
+    artifact = registries.load(job["registry"]).resolve(job["name"], job.get("version"))
+    if store.find(artifact.key) is None:
+        from .download import fetch_artifact
+
+        def fetch(download: Path) -> None:
+            fetch_artifact(artifact, download, progress_until=job.get("progressUntil"))
+
+        _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits)
+    aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
+    return artifact.key
+
+
+class _Cleared(Exception):
+    """``codenav cache clear`` moved the build directory away mid-build (never leaves this module)."""
+
+
+def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) -> None:
+    work = Path(_tempdir(cache_subdir("tmp"), key))
+    try:
+        _build_in(work, key, target_echo, fetch, unpack, limits)
+    except Exception:
+        if not work.exists():
+            # clear() renames tmp/ away whole: whatever failed, it failed because of that.
+            raise _Cleared from None
+        raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) -> None:
+    """Download into ``work``, extract, write the manifest and sidecars, publish by one rename."""
+    from .. import archive
+    from ..text import file_type_for, language_for
+
+    download = work / "artifact"
+    fetch(download)
+    build_dir = work / "entry"
+    tree = build_dir / "tree"
+    build_dir.mkdir()  # never parents=True: a work dir that a clear moved away must not come back
+    tree.mkdir()
+    if unpack.inner_member is not None:
+        inner = work / "inner"
+        archive.extract_member(download, unpack.inner_member, inner, limits=limits)
+        download.unlink()
+        download = inner
+    extracted = archive.extract(download, tree, fmt=unpack.fmt, strip_components=unpack.strip_components,
+                                required_prefix=unpack.required_prefix, limits=limits)
+    download.unlink()
+    rows = [
+        [f.path, f.size, language_for(f.path), file_type_for(f.path, f.binary, f.link is not None),
+         f.binary, f.link, f.sha256]
+        for f in extracted.files
+    ]
+    atomic_write(str(build_dir / "manifest.json"), store.manifest_text(target_echo, rows, extracted.skipped))
+    _derive(store.Entry(key, str(build_dir)))
+    final = Path(store.entry_dir(key))
+    final.parent.mkdir(parents=True, exist_ok=True)
+    _move_aside_unreadable(final, key)
+    try:
+        os.rename(build_dir, final)
+    except OSError as exc:
+        if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise
+        # Someone published the same immutable entry first: theirs is as good as ours.
+    fsync_dir(str(final.parent))
+
+
+def _derive(entry: store.Entry) -> None:
+    """Every sidecar of SIDECARS, written into the entry before it is published."""
+    from importlib import import_module
+
+    for name, where in SIDECARS.items():
+        module, _, function = where.partition(":")
+        getattr(import_module(module), function)(entry, entry.sidecar_path(name))
+
+
+def _move_aside_unreadable(final: Path, key: str) -> None:
+    """An entry whose manifest this codenav cannot read (another format version, or none) is
+    moved out of the way, so the new one can take its place by the same rename."""
+    if not final.exists() or store.find(key) is not None:
+        return
+    trash = Path(cache_subdir("tmp")) / f".stale-{os.getpid()}-{final.name}"
+    try:
+        os.rename(final, trash)
+    except OSError:
+        return
+    shutil.rmtree(trash, ignore_errors=True)
+
+
+def _tempdir(parent: str, key: str) -> str:
+    import re
+    import tempfile
+
+    return tempfile.mkdtemp(prefix=re.sub(r"[^A-Za-z0-9]", "_", key)[-60:] + ".", dir=parent)

@@ -1,0 +1,98 @@
+"""``codenav cache list|clear|prune``: what is cached, and tidying it (SPEC §3).
+
+A clear renames each top folder away in one step, so an entry vanishes whole: readers in
+flight get an error, never a partial tree. A prune removes debris only — build directories no
+live indexer owns, expired or dangling aliases, old job results — never a published entry.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from ..paths import read_json, root
+from . import store
+from .open import is_locked
+
+
+def list_entries() -> list[dict[str, Any]]:
+    out = []
+    base = Path(root()) / "entries"
+    if not base.is_dir():
+        return out
+    for manifest in sorted(base.glob("*/*/*/manifest.json")) + sorted(base.glob("git/*/*/manifest.json")):
+        try:
+            data = read_json(str(manifest))
+        except (OSError, ValueError):
+            continue
+        key = manifest.parent.relative_to(base).as_posix()
+        out.append({"key": key, "target": data["target"], "files": len(data["files"]),
+                    "bytes": sum(r[1] for r in data["files"])})
+    unique = {e["key"]: e for e in out}
+    return [unique[k] for k in sorted(unique)]
+
+
+def clear() -> int:
+    """Remove every entry (readers in flight get an error, never a partial tree)."""
+    base = Path(root())
+    if not base.is_dir():
+        return 0
+    count = len(list_entries())
+    trash = base / f".trash-{os.getpid()}-{time.time_ns()}"
+    for name in ("entries", "aliases", "jobs", "tmp", "state"):
+        if (base / name).exists():
+            trash.mkdir(exist_ok=True)
+            try:
+                os.rename(base / name, trash / name)  # one rename: an entry vanishes whole
+            except FileNotFoundError:
+                continue  # a concurrent clear took it first
+    shutil.rmtree(trash, ignore_errors=True)
+    return count
+
+
+def prune() -> dict[str, int]:
+    """Remove debris: build dirs no live indexer owns, expired or dangling aliases, old results."""
+    base = Path(root())
+    removed = {"tmp": 0, "aliases": 0, "jobs": 0, "trash": 0}
+    for trash in base.glob(".trash-*"):
+        shutil.rmtree(trash, ignore_errors=True)
+        removed["trash"] += 1
+    tmp = base / "tmp"
+    if tmp.is_dir():
+        for item in tmp.iterdir():
+            if item.name == "indexer.log":
+                continue
+            if item.is_dir() and not _owned_by_live_indexer():
+                shutil.rmtree(item, ignore_errors=True)
+                removed["tmp"] += 1
+    alias_dir = base / "aliases"
+    if alias_dir.is_dir():
+        for item in alias_dir.glob("*.json"):
+            try:
+                data = read_json(str(item))
+                dangling = store.find(data["key"]) is None
+                expired = data.get("expires") is not None and time.time() > data["expires"]
+            except (OSError, ValueError, KeyError):
+                dangling, expired = True, False
+            if dangling or expired:
+                item.unlink(missing_ok=True)
+                removed["aliases"] += 1
+        for item in alias_dir.glob(".*.tmp"):
+            item.unlink(missing_ok=True)
+    jobs = base / "jobs"
+    if jobs.is_dir():
+        for item in jobs.iterdir():
+            item.unlink(missing_ok=True)
+            removed["jobs"] += 1
+    return removed
+
+
+def _owned_by_live_indexer() -> bool:
+    """True if any indexer holds a lock right now (then its build dir must stay)."""
+    locks = Path(root()) / "locks"
+    if not locks.is_dir():
+        return False
+    return any(is_locked(str(lock)) for lock in locks.glob("*.lock"))

@@ -1,0 +1,197 @@
+"""Open a target: the warm lookup, else the indexing lifecycle (SPEC §3) — the only call a tool makes.
+
+``open_entry(target, wait_ms)`` returns the published entry of a target. Warm, it reads one
+alias and one manifest header (aliases.py, store.py) and imports nothing heavier than ``os``.
+Cold, it starts ``python -m codenav.cache.indexer`` in its own session and waits up to
+``wait_ms``; past that it returns INDEXING and the indexer carries on, so a retry finds the
+entry. Readers never see a half-built entry: an entry exists only once renamed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from ..errors import CodenavError
+from ..targets import GitTarget, git_key, short_hash
+from . import aliases, store
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ..targets import Target
+
+LOG_CAP = 1024 * 1024  # bytes of tmp/indexer.log kept before it is started afresh
+MAX_SPAWNS = 3  # indexers one call may start: a clear or a kill may sweep a build away mid-way
+
+
+def open_entry(target: Target, wait_ms: int) -> store.Entry:
+    """The cached entry of ``target``: warm from its alias, else indexed first."""
+    found = aliases.cached(target)  # the warm path: no locks, no subprocess, no pathlib
+    return found if found is not None else open_target(target, wait_ms)
+
+
+def open_target(target: Target, wait_ms: int) -> store.Entry:
+    """The cached entry of ``target``, indexing it first if needed (the lifecycle)."""
+    if isinstance(target, GitTarget):
+        from ..remotes import git
+
+        url = git.check_url(target.repo_url)
+        commit = git.resolve(url, target.git_ref)
+        alias = f"git|{url}|{commit}"
+        job = {"kind": "git", "repo_url": url, "git_ref": target.git_ref, "commit": commit}
+        found = store.find(git_key(url, commit)) or _index_and_wait({**job, "alias": alias}, wait_ms)
+        # One entry per commit serves every ref naming it: echo the ref this request used.
+        found.echo = {"repoUrl": git.redact(url), "gitRef": target.git_ref, "commit": commit}
+        return found
+    alias, ttl = aliases.alias_of(target)
+    found = aliases.read_alias(alias)
+    if found is not None:
+        return found
+    job = {"kind": "package", "registry": target.registry, "name": target.name,
+           "version": target.version, "ttl": ttl, "alias": alias}
+    return _index_and_wait(job, wait_ms)
+
+
+# --- locks and job results, shared with the indexer -------------------------------------------
+
+def lock_path(alias: str) -> str:
+    from ..paths import cache_subdir
+
+    return os.path.join(cache_subdir("locks"), f"{short_hash(alias)}.lock")
+
+
+def job_result_path(alias: str) -> str:
+    from ..paths import cache_subdir
+
+    return os.path.join(cache_subdir("jobs"), f"{short_hash(alias)}.json")
+
+
+def busy(alias: str) -> bool:
+    """True while an indexer holds the lock of this request."""
+    return is_locked(lock_path(alias))
+
+
+def is_locked(path: str) -> bool:
+    import errno
+    import fcntl
+
+    with open(path, "a+b") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                return True
+            raise
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+
+
+# --- the lifecycle ---------------------------------------------------------------------------------
+
+def _spawn(job: dict[str, Any], deadline: float) -> Any:
+    import json
+    import subprocess
+
+    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    job = {**job, "progressUntil": deadline if _progress_wanted() else None}
+    log = _open_log()
+    try:
+        # Detached (its own session), not proc.run: it must outlive a caller that stops waiting.
+        return subprocess.Popen(
+            [sys.executable, "-m", f"{__package__}.indexer", json.dumps(job)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=None if job["progressUntil"] else log,
+            env=env, start_new_session=True, close_fds=True,
+        )
+    finally:
+        log.close()
+
+
+def _open_log() -> Any:
+    """tmp/indexer.log for the indexer's stderr; a concurrent clear may move tmp/ away at any time."""
+    from ..paths import cache_subdir
+
+    for _ in range(3):
+        try:
+            path = os.path.join(cache_subdir("tmp"), "indexer.log")
+            # Only tracebacks of indexer bugs land here; start afresh past 1 MiB so it cannot grow forever.
+            big = os.path.exists(path) and os.path.getsize(path) > LOG_CAP
+            return open(path, "wb" if big else "ab")
+        except FileNotFoundError:
+            continue
+    return open(os.devnull, "ab")
+
+
+def _progress_wanted() -> bool:
+    # Progress is for a person watching a terminal, never for pipes; the MCP server's stderr
+    # stream reports isatty() False, so the wire's neighbour stays quiet too.
+    return sys.stderr is not None and sys.stderr.isatty()
+
+
+def _index_and_wait(job: dict[str, Any], wait_ms: int) -> store.Entry:
+    import subprocess
+
+    alias = job["alias"]
+    start = time.monotonic()
+    began = time.time()
+    deadline = start + wait_ms / 1000.0
+    child = None if busy(alias) else _spawn(job, time.time() + wait_ms / 1000.0)
+    spawns = 0 if child is None else 1
+    while True:
+        if job["kind"] == "package":
+            found = aliases.read_alias(alias, resolved_since=began)
+        else:
+            found = store.find(git_key(job["repo_url"], job["commit"]))
+        if found is not None:
+            return found
+        left = deadline - time.monotonic()
+        if child is not None:
+            try:
+                child.wait(timeout=max(0.0, left))
+            except subprocess.TimeoutExpired:
+                pass
+            if child.returncode is None:
+                break  # still running past the wait: leave it to finish in the background
+            child = None
+            continue  # re-check the entry first
+        if not busy(alias):
+            outcome = _read_result(alias)
+            if outcome is not None:
+                raise outcome
+            # No entry and no recorded failure: nobody indexed it yet, or an indexer stopped
+            # without an answer (killed, or `cache clear` swept its build or its alias away).
+            # Index again while the wait lasts, a bounded number of times.
+            if spawns < MAX_SPAWNS and left > 0:
+                child = _spawn(job, time.time() + left)
+                spawns += 1
+                continue
+            raise CodenavError(
+                "INTERNAL", "indexing stopped before it finished; retry the call", retryable=True
+            )
+        if left <= 0:
+            break
+        time.sleep(min(0.02, left))
+    raise CodenavError(
+        "INDEXING",
+        f"still indexing after {wait_ms} ms; it continues in the background, retry shortly",
+        details={"indexingRef": short_hash(alias), "action": "retry the same call in a few seconds"},
+    )
+
+
+def _read_result(alias: str) -> CodenavError | None:
+    from ..paths import read_json
+
+    try:
+        data = read_json(job_result_path(alias))
+    except (OSError, ValueError):
+        return None
+    error = data.get("error") or {}
+    if "code" not in error:
+        return None
+    return CodenavError(error["code"], error["message"], retryable=error.get("retryable"),
+                        details=error.get("details"))

@@ -1,0 +1,228 @@
+"""The read side of a published cache entry (SPEC §3): manifest rows, files, sidecars.
+
+A warm call — ``codenav read`` of a package already cached — needs only this module, so it
+imports nothing heavier than ``os``: no ``json`` (``paths.read_json`` decodes without it), no
+``pathlib``, no locks. Paths here are plain strings.
+
+An entry is a directory holding ``manifest.json`` and ``tree/`` (the files). The manifest is
+``{"version", "fields", "target", "files", "skipped"}``; each row of ``files`` is a list whose
+meaning ``fields`` names: ``path, size, language, fileType, binary, link, sha256`` (version 2).
+Version 1 manifests (no ``fields``, no sha256) are still read; a manifest of any other version
+is never misread: ``find`` answers None, so the target is indexed again and the new entry
+replaces the old one.
+
+Sidecars are files derived from the tree at indexing time and published with it (the same
+rename), such as ``paths.txt``: the paths as the plain listing prints them, so ``codenav files``
+never decodes a manifest of many thousand rows (SPEC §3: listing never walks the tree). An
+entry published before a sidecar existed gets it on first use (``Entry.sidecar``), written
+whole or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import CodenavError
+from ..paths import read_json, root
+
+TYPE_CHECKING = False  # annotations only: see the module docstring
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+MANIFEST_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+FIELDS = ("path", "size", "language", "fileType", "binary", "link", "sha256")
+LISTING = "paths.txt"
+_VERSION_HEAD = b'{"version":'
+_LISTING_HEADER = "codenav-listing 1"  # then " files=N skipped=M", a newline, one path per line
+
+
+class Row(tuple):
+    """One file of an entry: ``(path, size, language, fileType, binary, link, sha256)``.
+
+    A tuple, so the many rows of a large manifest cost what a list costs; the names say what
+    each position is. ``link`` is the target inside the tree of a symlink kept as a link;
+    ``sha256`` is None in entries indexed before version 2.
+    """
+
+    __slots__ = ()
+
+    path = property(lambda self: self[0])
+    size = property(lambda self: self[1])
+    language = property(lambda self: self[2])
+    file_type = property(lambda self: self[3])
+    binary = property(lambda self: self[4])
+    link = property(lambda self: self[5])
+    sha256 = property(lambda self: self[6] if len(self) > 6 else None)
+
+
+def _removed() -> CodenavError:
+    return CodenavError(
+        "NOT_FOUND", "the cached copy of this target was removed (cache clear?); retry to index it again",
+        retryable=True,
+    )
+
+
+class Entry:
+    """One published, immutable file tree and its manifest."""
+
+    def __init__(self, key: str, path: str) -> None:
+        self.key = key
+        self.path = path
+        self._manifest: dict[str, Any] | None = None
+        self._index: dict[str, list] | None = None
+        self._rows: list[Row] | None = None
+        self.echo: dict[str, Any] | None = None  # per-request echo (git: the ref asked for)
+
+    @property
+    def manifest(self) -> dict[str, Any]:
+        if self._manifest is None:
+            try:
+                self._manifest = read_json(os.path.join(self.path, "manifest.json"))
+            except FileNotFoundError:
+                raise _removed() from None
+        return self._manifest
+
+    @property
+    def target(self) -> dict[str, Any]:
+        return self.echo if self.echo is not None else self.manifest["target"]
+
+    def files(self) -> list[Row]:
+        """Every file's Row, sorted by path."""
+        if self._rows is None:
+            self._rows = [Row(r) for r in self.manifest["files"]]
+        return self._rows
+
+    def listing(self) -> tuple[str, int, int] | None:
+        """(the paths, one per line, each ending in a newline; how many; how many entries were
+        skipped) from ``paths.txt``, or None when this entry has none (list from the manifest)."""
+        try:
+            with open(self.sidecar_path(LISTING), encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError:
+            return None
+        head, newline, body = text.partition("\n")
+        fields = head.split(" ")
+        if not newline or " ".join(fields[:2]) != _LISTING_HEADER or len(fields) != 4:
+            return None
+        try:
+            count, skipped = int(fields[2].removeprefix("files=")), int(fields[3].removeprefix("skipped="))
+        except ValueError:
+            return None
+        return body, count, skipped
+
+    def sidecar_path(self, name: str) -> str:
+        return os.path.join(self.path, name)
+
+    def sidecar(self, name: str, build: Callable[[Entry, str], None]) -> str:
+        """The path of sidecar ``name``, derived now by ``build(entry, tmp_path)`` if this entry
+        was published without it. Written to a temporary name and renamed: a reader never sees
+        half a sidecar, and two processes deriving it at once both publish a whole one."""
+        path = self.sidecar_path(name)
+        if os.path.exists(path):
+            return path
+        tmp = os.path.join(self.path, f".{name}.{os.getpid()}.tmp")
+        try:
+            build(self, tmp)
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        return path
+
+    def row(self, path: str) -> Row:
+        if self._index is None:
+            # The raw rows: a warm read wraps only the one it needs.
+            self._index = {r[0]: r for r in self.manifest["files"]}
+        found = self._index.get(path)
+        if found is None:
+            details: dict[str, Any] = {"filePath": path, "action": "list the files with list_files"}
+            close = _close_matches(path, self._index)
+            if close:
+                details["didYouMean"] = close
+            raise CodenavError("FILE_NOT_FOUND", f"{path} is not a file of this target", details=details)
+        return Row(found)
+
+    def read(self, path: str) -> tuple[Row, bytes]:
+        """(row, bytes) of a file; a symlink row is followed inside the tree."""
+        row = self.row(path)
+        seen = 0
+        while row.link is not None:  # a link kept in the manifest (never followed on disk)
+            seen += 1
+            if seen > 16:
+                raise CodenavError("FILE_NOT_FOUND", f"{path} is a symlink loop", details={"filePath": path})
+            try:
+                row = self.row(row.link)
+            except CodenavError:
+                raise CodenavError(
+                    "FILE_NOT_FOUND", f"{path} is a symlink to {row.link}, which this target does not ship",
+                    details={"filePath": path},
+                ) from None
+        try:
+            with open(os.path.join(self.path, "tree", row.path), "rb") as handle:
+                return row, handle.read()
+        except FileNotFoundError:
+            raise _removed() from None
+
+
+def _close_matches(path: str, index: dict[str, list]) -> list[str]:
+    base = path.rsplit("/", 1)[-1]
+    same_name = [p for p in index if p.rsplit("/", 1)[-1] == base]
+    if same_name:
+        return sorted(same_name)[:5]
+    import difflib
+
+    return difflib.get_close_matches(path, list(index), n=3, cutoff=0.75)
+
+
+def entry_dir(key: str) -> str:
+    return os.path.join(root(), "entries", key)
+
+
+def find(key: str) -> Entry | None:
+    """The published entry ``key``, or None — also when its manifest is of a format this
+    codenav does not know (then it is indexed again, never misread)."""
+    path = entry_dir(key)
+    return Entry(key, path) if manifest_version(os.path.join(path, "manifest.json")) in READABLE_VERSIONS else None
+
+
+def manifest_version(path: str) -> int | None:
+    """The format version of a manifest; None when there is none or it cannot be read.
+
+    Current manifests start with ``{"version":N,`` (indexing.py writes it first), so a warm
+    call reads a few bytes, not a manifest of many thousand rows. Older ones are read whole.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(32)
+            if head.startswith(_VERSION_HEAD):
+                number = head[len(_VERSION_HEAD):].partition(b",")[0]
+                return int(number) if number.isdigit() else None
+            handle.seek(0)
+            from ..paths import loads
+
+            data = loads(handle.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    version = data.get("version") if isinstance(data, dict) else None
+    return version if isinstance(version, int) and not isinstance(version, bool) else None
+
+
+def manifest_text(target: dict[str, Any], rows: list[list], skipped: list[dict[str, str]]) -> str:
+    """The manifest of a new entry: its version first, so ``manifest_version`` is cheap."""
+    import json
+
+    rest = json.dumps({"fields": list(FIELDS), "target": target, "files": rows, "skipped": skipped},
+                      sort_keys=True, separators=(",", ":"))
+    return _VERSION_HEAD.decode() + str(MANIFEST_VERSION) + "," + rest[1:]
+
+
+def write_listing(entry: Entry, out_path: str) -> None:
+    """The ``paths.txt`` sidecar of ``entry``, written to ``out_path``."""
+    rows = entry.manifest["files"]
+    body = "".join(row[0] + "\n" for row in rows)
+    with open(out_path, "w", encoding="utf-8") as handle:
+        handle.write(f"{_LISTING_HEADER} files={len(rows)} skipped={len(entry.manifest['skipped'])}\n{body}")
+
+

@@ -1,0 +1,1 @@
+"""Commands that are not tools: ``codenav cache …`` (and, later, others)."""

@@ -1,0 +1,279 @@
+"""npm: names, exact versions, where the registry is, and packument -> tarball (SPEC §3).
+
+Everything codenav knows about npm is here (the registry protocol of registries/__init__.py):
+
+- names: ``(@scope/)?name`` of letters, digits and ``._~-``, kept as given;
+- exact versions: ``MAJOR.MINOR.PATCH[-PRE][+BUILD]`` (cached forever; a dist-tag is not);
+- the endpoint: CODENAV_NPM_REGISTRY, npm_config_registry, .npmrc ``registry=`` (project,
+  user), then ``npm config get registry`` asked once. No public registry host is written here.
+  Auth tokens found in .npmrc are attached to requests but never echoed anywhere;
+- resolve: an unscoped package is first asked for its one version document
+  (``/<name>/<version-or-tag>``, a few KB); only when the registry has none does codenav read
+  the packument, in its abbreviated form (``application/vnd.npm.install-v1+json``), which
+  carries ``dist-tags`` and every version's ``dist`` — and the choices for VERSION_NOT_FOUND.
+  Large packuments (typescript's is over 10 MB) are then never parsed on the happy path.
+  Integrity is the strongest SRI hash in ``dist.integrity`` (sha512); ``dist.shasum`` (sha1)
+  is used only when there is none;
+- unpack: the first path component of every entry is stripped, whatever it is called, as
+  npm itself does.
+
+Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import CodenavError, invalid
+from . import discovery
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from .artifact import Artifact
+
+PREFIX = "npm"
+ALIASES: tuple[str, ...] = ()
+WHAT = "the npm registry"
+ENDPOINT_VARIABLE = "CODENAV_NPM_REGISTRY"
+
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_NAME_CHARS = _ALNUM | frozenset("._~-")
+_SEMVER_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+ACCEPT = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8"
+_SRI_ORDER = ("sha512", "sha384", "sha256")
+
+
+# --- names and versions ------------------------------------------------------------------------
+
+def is_name(name: str) -> bool:
+    """``(@scope/)?name`` of letters, digits and ``._~-``; the scope starts with a letter or digit."""
+    if name.startswith("@"):
+        scope, slash, name = name[1:].partition("/")
+        if not slash or not scope or scope[0] not in _ALNUM or not set(scope) <= _NAME_CHARS:
+            return False
+    return bool(name) and set(name) <= _NAME_CHARS
+
+
+def normalize_name(name: str) -> str:
+    """The name as npm spells it (npm names are case-sensitive and not normalised)."""
+    if not is_name(name) or "/" in name.lstrip("@").split("/", 1)[-1]:
+        raise invalid(f"{name!r} is not a valid npm package name", "package_name")
+    return name
+
+
+def is_exact(version: str) -> bool:
+    """``MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]``: a version no publish can move (no dist-tag)."""
+    core, plus, build = version.partition("+")
+    if plus and not _semver_word(build):
+        return False
+    core, dash, pre = core.partition("-")
+    if dash and not _semver_word(pre):
+        return False
+    numbers = core.split(".")
+    return len(numbers) == 3 and all(n.isascii() and n.isdigit() for n in numbers)
+
+
+def _semver_word(text: str) -> bool:
+    return bool(text) and set(text) <= _SEMVER_WORD
+
+
+def version_key(version: str) -> tuple:
+    """The order of availableVersions: semver precedence."""
+    from .versions import semver_key
+
+    return semver_key(version)
+
+
+# --- the endpoint ------------------------------------------------------------------------------
+
+def endpoint() -> str:
+    for var in (ENDPOINT_VARIABLE, "npm_config_registry", "NPM_CONFIG_REGISTRY"):
+        if os.environ.get(var):
+            return discovery.clean(os.environ[var])
+    rc = _npmrc_values().get("registry")
+    if rc:
+        return discovery.clean(rc)
+    return discovery.cached("npm", _ask_npm, ENDPOINT_VARIABLE, "npm registry", "npm")
+
+
+def _ask_npm() -> str | None:
+    # From the caller's directory: npm reads the project's .npmrc there.
+    return discovery.ask(["npm", "config", "get", "registry"], cwd=os.getcwd())
+
+
+def _npmrc_files() -> list[str]:
+    files = [os.path.join(os.getcwd(), ".npmrc")]
+    user = os.environ.get("npm_config_userconfig") or os.environ.get("NPM_CONFIG_USERCONFIG")
+    files.append(user if user else os.path.join(os.path.expanduser("~"), ".npmrc"))
+    return files
+
+
+def _npmrc_values() -> dict[str, str]:
+    """key=value pairs of the .npmrc files; the project file wins over the user file."""
+    values: dict[str, str] = {}
+    for path in reversed(_npmrc_files()):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line.startswith(("#", ";")) or "=" not in line:
+                continue
+            key, _, value = line.partition("=")
+            values[key.strip()] = os.path.expandvars(value.strip().strip('"'))
+    return values
+
+
+def auth_headers(url: str) -> dict[str, str]:
+    """Authorization for ``url`` from .npmrc ``//host/path/:_authToken=`` (longest match)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    target = f"//{parts.netloc}{parts.path}"
+    best: tuple[int, dict[str, str]] | None = None
+    for key, value in _npmrc_values().items():
+        if not key.startswith("//"):
+            continue
+        prefix, _, setting = key.rpartition(":")
+        if not target.startswith(prefix):
+            continue
+        header = None
+        if setting == "_authToken":
+            header = {"Authorization": f"Bearer {value}"}
+        elif setting == "_auth":
+            header = {"Authorization": f"Basic {value}"}
+        if header and (best is None or len(prefix) > best[0]):
+            best = (len(prefix), header)
+    return best[1] if best else {}
+
+
+
+# --- resolve: packument -> artifact (indexer side) ----------------------------------------------
+
+def packument_url(registry: str, name: str) -> str:
+    from urllib.parse import quote
+
+    # Scoped names keep their '@' and encode the slash, as the npm CLI does.
+    return registry + quote(name, safe="@")
+
+
+def resolve(name: str, wanted: str | None) -> Artifact:
+    import json
+
+    from .. import net
+    from .versions import nearest_first, semver_is_prerelease, semver_key
+
+    registry = endpoint()
+    what = WHAT
+    if not name.startswith("@"):
+        # Scoped packages have no version document on every registry: they go straight on.
+        found = _version_document(registry, name, wanted or "latest", what)
+        if found is not None:
+            return found
+    url = packument_url(registry, name)
+    headers = {"Accept": ACCEPT, **auth_headers(url)}
+    resp = net.request(
+        "GET", url, what=what, headers=headers, redirects="https",
+        timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=64 * 1024 * 1024,
+    )
+    if resp.status != 200:
+        raise net.status_error(what, resp, not_found=CodenavError(
+            "NOT_FOUND", f"npm package {name!r} was not found in the registry",
+            details={"action": "check the package name (scoped names look like @scope/name)"},
+        ))
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        raise CodenavError("PROTOCOL_ERROR", f"{what} sent a packument for {name!r} that is not JSON") from None
+    if not isinstance(doc, dict) or not isinstance(doc.get("versions"), dict):
+        raise CodenavError("PROTOCOL_ERROR", f"{what} sent a packument for {name!r} without versions")
+    versions: dict = doc["versions"]
+    tags = doc.get("dist-tags") if isinstance(doc.get("dist-tags"), dict) else {}
+    latest = tags.get("latest")
+    version = wanted or "latest"
+    if version not in versions and version in tags:
+        version = tags[version]  # a dist-tag names a version
+    if version not in versions:
+        available = nearest_first(
+            [v for v in versions if not semver_is_prerelease(v)] or list(versions), wanted, semver_key
+        )
+        raise CodenavError(
+            "VERSION_NOT_FOUND",
+            f"npm package {name!r} has no version or dist-tag {version!r}"
+            + (f"; latest is {latest}" if latest else ""),
+            details={"availableVersions": available, "latest": latest,
+                     "action": "pick one of availableVersions, or omit the version for latest"},
+        )
+    return _artifact(name, version, versions[version], what)
+
+
+def _version_document(registry: str, name: str, wanted: str, what: str) -> Artifact | None:
+    """The artifact from ``/<name>/<version-or-tag>``, or None when the registry has no such
+    document (then the packument decides between NOT_FOUND and VERSION_NOT_FOUND)."""
+    import json
+    from urllib.parse import quote
+
+    from .. import net
+
+    url = packument_url(registry, name) + "/" + quote(wanted, safe="")
+    resp = net.request(
+        "GET", url, what=what, headers={"Accept": "application/json", **auth_headers(url)},
+        redirects="https", timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=4 * 1024 * 1024,
+    )
+    if resp.status == 429 or resp.status >= 500:
+        raise net.status_error(what, resp)
+    if resp.status != 200:
+        return None
+    try:
+        doc = json.loads(resp.body)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict) or doc.get("name") != name or not isinstance(doc.get("version"), str):
+        return None
+    return _artifact(name, doc["version"], doc, what)
+
+
+def _artifact(name: str, version: str, manifest: object, what: str) -> Artifact:
+    import posixpath
+    from urllib.parse import urlsplit
+
+    from .artifact import Artifact, Unpack, Verification
+
+    dist = manifest.get("dist") if isinstance(manifest, dict) else None
+    if not isinstance(dist, dict) or not isinstance(dist.get("tarball"), str):
+        raise CodenavError("PROTOCOL_ERROR", f"{what} lists {name}@{version} without a tarball")
+    algorithm, digest = _integrity(dist, name, version)
+    tarball = dist["tarball"]
+    return Artifact(
+        registry=PREFIX, name=name, version=version,
+        filename=posixpath.basename(urlsplit(tarball).path) or f"{name}-{version}.tgz",
+        url=tarball, unpack=Unpack("tar", strip_components=1),
+        verification=Verification("digest", algorithm, digest, "dist.integrity" if algorithm != "sha1" else "dist.shasum"),
+        headers=auth_headers(tarball),
+    )
+
+
+def _integrity(dist: dict, name: str, version: str) -> tuple[str, str]:
+    import base64
+
+    integrity = dist.get("integrity")
+    if isinstance(integrity, str) and integrity.strip():
+        found: dict[str, str] = {}
+        for item in integrity.split():
+            algo, _, b64 = item.partition("-")
+            b64 = b64.split("?", 1)[0]
+            try:
+                found.setdefault(algo, base64.b64decode(b64, validate=True).hex())
+            except ValueError:
+                continue
+        for algo in _SRI_ORDER:
+            if algo in found:
+                return algo, found[algo]
+    shasum = dist.get("shasum")
+    if isinstance(shasum, str) and len(shasum) == 40:
+        return "sha1", shasum.lower()
+    raise CodenavError(
+        "INTEGRITY_ERROR", f"the registry gives no usable integrity hash for {name}@{version}; refusing to use it"
+    )

@@ -1,0 +1,298 @@
+"""PyPI: names, where the index is, and the simple repository API -> one file (SPEC §3).
+
+Everything codenav knows about PyPI is here (the registry protocol of registries/__init__.py):
+
+- names: PEP 508 names, PEP 503-normalised before use and echoed normalised;
+- versions: any named version is exact (cached forever); none means the newest final,
+  non-yanked release, re-resolved after the alias TTL;
+- the endpoint: CODENAV_PYPI_INDEX_URL, PIP_INDEX_URL, pip's config files ``index-url``, then
+  pip itself (its built-in default index), asked once. No public index host is written here;
+- resolve: the simple repository API (PEP 691 JSON, PEP 503 HTML fallback). Artifact choice is
+  deterministic and echoed: a pure-Python wheel (``*-none-any.whl``), else the sdist, else the
+  newest wheel by a fixed ordering of file names. Yanked files are skipped unless the version
+  is pinned exactly. The sha256 in the index is verified on download;
+- unpack: a wheel is listed as it is; an sdist loses its one ``{name}-{version}/`` folder.
+
+Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ..errors import CodenavError, invalid
+from . import discovery
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from .artifact import Artifact
+
+PREFIX = "pypi"
+ALIASES: tuple[str, ...] = ()
+WHAT = "the Python package index"
+ENDPOINT_VARIABLE = "CODENAV_PYPI_INDEX_URL"
+ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.latest+html;q=0.2, text/html;q=0.1"
+_SDIST_PATTERN = r"^(?P<name>.+?)-(?P<version>[^-]+)\.(?P<ext>tar\.gz|zip|tar\.bz2|tgz)$"
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+_NAME_CHARS = _ALNUM | frozenset("._-")
+
+
+# --- names and versions ------------------------------------------------------------------------
+
+def is_name(name: str) -> bool:
+    """Letters, digits and ``._-``, starting and ending with a letter or digit (PEP 508 names)."""
+    return bool(name) and name[0] in _ALNUM and name[-1] in _ALNUM and set(name) <= _NAME_CHARS
+
+
+def pep503(name: str) -> str:
+    """PEP 503 normalisation: each run of ``-``, ``_`` and ``.`` becomes one ``-``; lower case."""
+    out: list[str] = []
+    in_run = False
+    for char in name:
+        if char in "-_.":
+            if not in_run:
+                out.append("-")
+            in_run = True
+        else:
+            out.append(char)
+            in_run = False
+    return "".join(out).lower()
+
+
+def normalize_name(name: str) -> str:
+    if not is_name(name):
+        raise invalid(f"{name!r} is not a valid PyPI project name", "package_name")
+    return pep503(name)
+
+
+def is_exact(version: str) -> bool:
+    """Every named PyPI version is a pin: an index cannot move it (no tags on PyPI)."""
+    return True
+
+
+def version_key(version: str) -> tuple:
+    """The order of availableVersions: PEP 440."""
+    from .versions import pep440_key
+
+    return pep440_key(version)
+
+
+# --- the endpoint ------------------------------------------------------------------------------
+
+def endpoint() -> str:
+    for var in (ENDPOINT_VARIABLE, "PIP_INDEX_URL"):
+        if os.environ.get(var):
+            return discovery.clean(os.environ[var])
+    configured = _pip_config_index()
+    if configured:
+        return discovery.clean(configured)
+    return discovery.cached("pypi", _ask_pip, ENDPOINT_VARIABLE, "Python package index", "pip")
+
+
+def _ask_pip() -> str | None:
+    # pip has no public command that prints its built-in default index, so ask the pip of
+    # this interpreter for the constant it uses itself (see docs/decisions.md).
+    import sys
+
+    return discovery.ask([sys.executable, "-c", "from pip._internal.models.index import PyPI; print(PyPI.simple_url)"])
+
+
+def _pip_config_files() -> list[str]:
+    if os.environ.get("PIP_CONFIG_FILE"):
+        return [os.environ["PIP_CONFIG_FILE"]]
+    home = os.path.expanduser("~")
+    xdg_dirs = os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(os.pathsep)
+    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = ["/etc/pip.conf", *(os.path.join(d, "pip", "pip.conf") for d in reversed(xdg_dirs))]
+    files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(config_home, "pip", "pip.conf")]
+    if os.environ.get("VIRTUAL_ENV"):
+        files.append(os.path.join(os.environ["VIRTUAL_ENV"], "pip.conf"))
+    return files
+
+
+def _pip_config_index() -> str | None:
+    found = None
+    for path in _pip_config_files():  # later files override earlier ones, as in pip
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError:
+            continue
+        if "index-url" not in text.lower():
+            continue  # the usual case, decided without configparser (it imports re)
+        import configparser
+
+        parser = configparser.RawConfigParser()
+        try:
+            parser.read_string(text, source=path)
+        except configparser.Error:
+            continue
+        for section in ("global", "download", "install"):
+            if parser.has_option(section, "index-url"):
+                found = parser.get(section, "index-url")
+    return found
+
+
+
+# --- resolve: the project page -> artifact (indexer side) --------------------------------------
+
+def _sdist_match(filename: str):
+    import re
+
+    return re.match(_SDIST_PATTERN, filename, re.IGNORECASE)
+
+
+def _links(body: str) -> list[dict]:
+    """``<a>`` elements of a PEP 503 page as ``{href, yanked, text}``."""
+    from html.parser import HTMLParser
+
+    class Links(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.files: list[dict] = []
+            self._current: dict | None = None
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            if tag == "a":
+                a = dict(attrs)
+                self._current = {"href": a.get("href") or "", "yanked": "data-yanked" in a, "text": ""}
+
+        def handle_data(self, data: str) -> None:
+            if self._current is not None:
+                self._current["text"] += data
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag == "a" and self._current is not None:
+                self.files.append(self._current)
+                self._current = None
+
+    parser = Links()
+    parser.feed(body)
+    return parser.files
+
+
+def _parse(body: bytes, content_type: str, base: str) -> list[dict]:
+    """Files as ``{filename, url, sha256, yanked}`` from a JSON or HTML project page."""
+    import json
+    from urllib.parse import unquote, urljoin, urlsplit
+
+    files = []
+    if "json" in content_type:
+        doc = json.loads(body)
+        for f in doc.get("files", []):
+            files.append({
+                "filename": f["filename"], "url": urljoin(base, f["url"]),
+                "sha256": (f.get("hashes") or {}).get("sha256"), "yanked": bool(f.get("yanked")),
+            })
+        return files
+    if content_type and "html" not in content_type.lower():
+        # Neither PEP 691 JSON nor PEP 503 HTML (a plain file server, a gateway's text page):
+        # read as HTML it would look like a project without files, a wrong "no release" answer.
+        raise ValueError(f"unexpected content type {content_type!r}")
+    for link in _links(body.decode("utf-8", "replace")):
+        href = link["href"]
+        url, _, fragment = href.partition("#")
+        sha = fragment[len("sha256="):] if fragment.startswith("sha256=") else None
+        name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or link["text"].strip()
+        files.append({"filename": name, "url": urljoin(base, url), "sha256": sha, "yanked": link["yanked"]})
+    return files
+
+
+def _version_of(filename: str, project: str) -> str | None:
+    import re
+
+    if filename.endswith(".whl"):
+        parts = filename[:-4].split("-")
+        return parts[1] if len(parts) >= 5 else None
+    m = _sdist_match(filename)
+    if not m:
+        return None
+    # The sdist stem is "{name}-{version}"; names may contain '-', so split by the project name.
+    stem = filename[: -(len(m.group("ext")) + 1)]
+    norm = re.sub(r"[-_.]+", "-", stem).lower()
+    if norm.startswith(project + "-"):
+        return stem[len(stem) - (len(norm) - len(project) - 1):]
+    return m.group("version")
+
+
+def _choose(files: list[dict]) -> dict:
+    wheels = [f for f in files if f["filename"].endswith(".whl")]
+    pure = sorted((f for f in wheels if f["filename"][:-4].endswith("-none-any")), key=lambda f: f["filename"])
+    if pure:
+        return pure[-1]  # e.g. py3-none-any over py2.py3-none-any: a fixed, name-based order
+    sdists = sorted((f for f in files if _sdist_match(f["filename"]) and not f["filename"].endswith(".whl")),
+                    key=lambda f: (not f["filename"].endswith(".tar.gz"), f["filename"]))
+    if sdists:
+        return sdists[0]
+    return sorted(wheels, key=lambda f: f["filename"])[-1]
+
+
+def resolve(name: str, wanted: str | None) -> Artifact:
+    import re
+
+    from .. import net
+    from .artifact import Artifact, Unpack, Verification
+    from .versions import canonical_pep440, nearest_first, pep440_is_final, pep440_key
+
+    index = endpoint()
+    url = f"{index}{name}/"
+    what = WHAT
+    resp = net.request(
+        "GET", url, what=what, headers={"Accept": ACCEPT}, redirects="https",
+        timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=64 * 1024 * 1024,
+    )
+    if resp.status != 200:
+        raise net.status_error(what, resp, not_found=CodenavError(
+            "NOT_FOUND", f"PyPI project {name!r} was not found in the index",
+            details={"action": "check the project name"},
+        ))
+    try:
+        files = _parse(resp.body, resp.header("content-type", "") or "", resp.url)
+    except (ValueError, KeyError, TypeError):
+        raise CodenavError("PROTOCOL_ERROR", f"{what} sent a project page for {name!r} that cannot be read") from None
+    by_version: dict[tuple, list[dict]] = {}
+    spelling: dict[tuple, str] = {}
+    for f in files:
+        if not f["filename"].endswith(".whl") and not _sdist_match(f["filename"]):
+            continue
+        version = _version_of(f["filename"], name)
+        if version:
+            key = canonical_pep440(version)
+            by_version.setdefault(key, []).append(f)
+            spelling.setdefault(key, version)
+    live = {k: v for k, v in by_version.items() if any(not f["yanked"] for f in v)}
+    finals = [spelling[k] for k in live if pep440_is_final(spelling[k])]
+    latest = max(finals, key=pep440_key) if finals else (max((spelling[k] for k in live), key=pep440_key) if live else None)
+    if wanted is None:
+        if latest is None:
+            raise CodenavError("NOT_FOUND", f"PyPI project {name!r} has no installable release")
+        key = canonical_pep440(latest)
+        candidates = [f for f in by_version[key] if not f["yanked"]]
+    else:
+        key = canonical_pep440(wanted)
+        if key not in by_version:
+            raise CodenavError(
+                "VERSION_NOT_FOUND",
+                f"PyPI project {name!r} has no release {wanted!r}" + (f"; latest is {latest}" if latest else ""),
+                details={"availableVersions": nearest_first([spelling[k] for k in live], wanted, pep440_key),
+                         "latest": latest, "action": "pick one of availableVersions, or omit the version for latest"},
+            )
+        # Pinned exactly: yanked files may be used (PEP 592), non-yanked ones preferred.
+        candidates = [f for f in by_version[key] if not f["yanked"]] or by_version[key]
+    chosen = _choose(candidates)
+    version = spelling[key]
+    if not chosen.get("sha256") or not re.fullmatch(r"[0-9a-fA-F]{64}", chosen["sha256"]):
+        raise CodenavError(
+            "INTEGRITY_ERROR", f"the index gives no sha256 for {chosen['filename']}; refusing to use it"
+        )
+    filename = chosen["filename"]
+    is_wheel = filename.endswith(".whl")
+    prefix = None
+    if not is_wheel:
+        stem = filename[: -(len(_sdist_match(filename).group("ext")) + 1)]
+        prefix = stem + "/"
+    return Artifact(
+        registry=PREFIX, name=name, version=version, filename=filename, url=chosen["url"],
+        unpack=Unpack("zip" if filename.endswith((".whl", ".zip")) else "tar", required_prefix=prefix),
+        verification=Verification("digest", "sha256", chosen["sha256"].lower(), "the index's sha256"),
+    )
