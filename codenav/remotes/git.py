@@ -19,6 +19,9 @@ session, so ssh cannot open /dev/tty), with stdin closed and its output captured
 the MCP wire in server mode, SPEC §6), with the ext/fd transports disabled, and under a
 deadline that kills the whole process group (SPEC §8). Messages quote git's own reason with
 credentials in URLs replaced by ``***`` and temporary paths removed.
+
+This module is over 500 lines on purpose: URL checks, ref resolution, the export and the
+stderr -> error table are one hardening policy, read together when it is reviewed.
 """
 
 from __future__ import annotations

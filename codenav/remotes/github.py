@@ -26,6 +26,9 @@ Contract (SPEC §2.7, §8):
   with that segment listed (``git/matching-refs/heads/<seg>`` and ``…/tags/<seg>``), and the
   longest ref made of whole leading segments wins. If they cannot be listed the error asks for
   repo, path and ref explicitly; a split is never guessed silently.
+
+This module is over 500 lines on purpose: URL parsing, ref splitting and the two transports
+answer one question (which bytes is this file) and share their error rules.
 """
 
 from __future__ import annotations

@@ -1,0 +1,103 @@
+"""The cache's published entries: versioned manifests, named rows, sidecars (SPEC §3)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from codenav.cache import indexing, store
+from codenav.tools import list_files, read_file
+from tests.fakes.http import FakeServer
+from tests.fakes.registry import FakeNpm
+
+FILES = {"index.js": b"module.exports = 1;\n", "lib/a.js": b"exports.a = 'a';\n"}
+
+
+@pytest.fixture
+def npm(monkeypatch):
+    with FakeServer() as server:
+        fake = FakeNpm(server)
+        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
+        yield fake
+
+
+def _entry_dir(tmp_path: Path) -> Path:
+    (manifest,) = (tmp_path / "cache" / "entries").rglob("manifest.json")
+    return manifest.parent
+
+
+def _list(**extra):
+    return list_files.run({"registry": "npm", "package_name": "demo", "version": "1.0.0", **extra})
+
+
+def test_a_new_manifest_names_its_fields_and_starts_with_its_version(npm, tmp_path):
+    """The manifest says its format version first and names the fields of its rows; each file's
+    row carries the sha256 of its bytes."""
+    npm.publish("demo", "1.0.0", FILES)
+    _list()
+    text = (_entry_dir(tmp_path) / "manifest.json").read_text()
+    assert text.startswith('{"version":2,')
+    manifest = json.loads(text)
+    assert manifest["fields"] == list(store.FIELDS)
+    rows = {row[0]: dict(zip(manifest["fields"], row, strict=True)) for row in manifest["files"]}
+    assert {path: row["sha256"] for path, row in rows.items()} == {
+        path: hashlib.sha256(data).hexdigest() for path, data in FILES.items()}
+    entry = store.find(_entry_dir(tmp_path).relative_to(tmp_path / "cache" / "entries").as_posix())
+    assert [(row.path, row.size, row.binary, row.link) for row in entry.files()] == [
+        ("index.js", 20, False, None), ("lib/a.js", 17, False, None)]
+
+
+def test_an_entry_of_an_unknown_manifest_version_is_indexed_again(npm, tmp_path):
+    """A manifest of a format this codenav does not know is never misread: the target is
+    downloaded and indexed again, and the new entry replaces the old one."""
+    npm.publish("demo", "1.0.0", FILES)
+    _list()
+    manifest = _entry_dir(tmp_path) / "manifest.json"
+    manifest.write_text('{"version":99,"files":"not rows"}')
+    assert store.manifest_version(str(manifest)) == 99
+    hits = npm.tarball_hits
+    assert [f["path"] for f in _list()["files"]] == ["index.js", "lib/a.js"]
+    assert npm.tarball_hits == hits + 1
+    assert json.loads(manifest.read_text())["version"] == store.MANIFEST_VERSION
+
+
+def test_a_version_1_manifest_is_still_read(npm, tmp_path):
+    """Entries indexed by the previous release (version 1: six fields, no sha256) are served as
+    they are, without a new download."""
+    npm.publish("demo", "1.0.0", FILES)
+    _list()
+    manifest = _entry_dir(tmp_path) / "manifest.json"
+    data = json.loads(manifest.read_text())
+    old = {"version": 1, "target": data["target"], "files": [row[:6] for row in data["files"]],
+           "skipped": data["skipped"]}
+    manifest.write_text(json.dumps(old, sort_keys=True))
+    hits = npm.tarball_hits
+    args = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
+    assert read_file.run({**args, "path": "lib/a.js"})["content"] == "exports.a = 'a';\n"
+    assert npm.tarball_hits == hits
+    key = _entry_dir(tmp_path).relative_to(tmp_path / "cache" / "entries").as_posix()
+    assert [row.sha256 for row in store.find(key).files()] == [None, None]
+
+
+def test_a_sidecar_missing_from_an_older_entry_is_derived_on_first_use(npm, tmp_path):
+    """An entry published without a sidecar gets it when first asked, equal to what indexing
+    writes, and no temporary file is left beside it."""
+    npm.publish("demo", "1.0.0", FILES)
+    _list()
+    folder = _entry_dir(tmp_path)
+    published = (folder / store.LISTING).read_text()
+    (folder / store.LISTING).unlink()
+    entry = store.find(folder.relative_to(tmp_path / "cache" / "entries").as_posix())
+    path = entry.sidecar(store.LISTING, store.write_listing)
+    assert Path(path).read_text() == published
+    assert sorted(p.name for p in folder.iterdir()) == ["manifest.json", store.LISTING, "tree"]
+
+
+def test_every_sidecar_of_the_table_is_published_with_the_entry(npm, tmp_path):
+    """Indexing writes each sidecar of indexing.SIDECARS before the entry's one rename."""
+    npm.publish("demo", "1.0.0", FILES)
+    _list()
+    assert set(indexing.SIDECARS) <= {p.name for p in _entry_dir(tmp_path).iterdir()}
