@@ -191,7 +191,7 @@ class Bench:
 
     def big_tree(self) -> None:
         from tests.fakes.http import FakeServer
-        from tests.fakes.registry import FakeNpm
+        from tests.fakes.npm import FakeNpm
 
         files = bigtree.tree_files()
         log(f"building a {len(files)}-file package and repository")

@@ -5,9 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.fakes.http import FakeServer
+from tests.fakes.npm import FakeNpm
+from tests.fakes.pypi import FakePypi
 
 ROOT = Path(__file__).resolve().parent.parent
 # The environment before any test changed it (the live tests restore parts of it).
@@ -36,6 +41,24 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
     monkeypatch.setenv("CODENAV_NO_DISCOVERY", "1")  # never ask the real npm/pip in offline tests
     return tmp_path
+
+
+@pytest.fixture
+def npm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeNpm]:
+    """A fake npm registry on 127.0.0.1 that CODENAV_NPM_REGISTRY points at."""
+    with FakeServer() as server:
+        fake = FakeNpm(server)
+        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
+        yield fake
+
+
+@pytest.fixture
+def pypi(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePypi]:
+    """A fake PyPI simple index on 127.0.0.1 that CODENAV_PYPI_INDEX_URL points at."""
+    with FakeServer() as server:
+        fake = FakePypi(server)
+        monkeypatch.setenv("CODENAV_PYPI_INDEX_URL", fake.url)
+        yield fake
 
 
 def run_cli(*args: str, env: dict[str, str] | None = None, input: bytes | None = None,

@@ -6,22 +6,10 @@ import hashlib
 import json
 from pathlib import Path
 
-import pytest
-
 from codenav.cache import indexing, store
 from codenav.tools import list_files, read_file
-from tests.fakes.http import FakeServer
-from tests.fakes.registry import FakeNpm
 
 FILES = {"index.js": b"module.exports = 1;\n", "lib/a.js": b"exports.a = 'a';\n"}
-
-
-@pytest.fixture
-def npm(monkeypatch):
-    with FakeServer() as server:
-        fake = FakeNpm(server)
-        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
-        yield fake
 
 
 def _entry_dir(tmp_path: Path) -> Path:

@@ -18,7 +18,7 @@ from tests.conftest import ROOT, run_cli
 from tests.fakes import grepapp
 from tests.fakes.github import FakeGitHub
 from tests.fakes.http import FakeServer, Reply
-from tests.fakes.registry import FakeNpm
+from tests.fakes.npm import FakeNpm
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.invalid"}

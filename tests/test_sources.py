@@ -12,24 +12,10 @@ import pytest
 from codenav.errors import CodenavError
 from codenav.tools import list_files, read_file
 from tests.conftest import run_cli
+from tests.fakes.archives import make_tgz
 from tests.fakes.http import FakeServer, Reply
-from tests.fakes.registry import FakeNpm, FakePypi, make_tgz
-
-
-@pytest.fixture
-def npm(monkeypatch):
-    with FakeServer() as server:
-        fake = FakeNpm(server)
-        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
-        yield fake
-
-
-@pytest.fixture
-def pypi(monkeypatch):
-    with FakeServer() as server:
-        fake = FakePypi(server)
-        monkeypatch.setenv("CODENAV_PYPI_INDEX_URL", fake.url)
-        yield fake
+from tests.fakes.npm import FakeNpm
+from tests.fakes.pypi import FakePypi
 
 
 def files_of(**args):

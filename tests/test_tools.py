@@ -11,7 +11,7 @@ from codenav.errors import CodenavError
 from codenav.tools import grep_file, list_files, read_file
 from tests.conftest import run_cli
 from tests.fakes.http import FakeServer
-from tests.fakes.registry import FakeNpm
+from tests.fakes.npm import FakeNpm
 
 LONG = "".join(f"line {i} " + "x" * 60 + "\n" for i in range(1, 3001))
 FILES = {

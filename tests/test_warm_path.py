@@ -23,8 +23,9 @@ from codenav import budget, cli, paths, targets, text
 from codenav.cache import store
 from codenav.registries import npm, pypi
 from tests.conftest import ROOT
+from tests.fakes.archives import make_tgz
 from tests.fakes.http import FakeServer
-from tests.fakes.registry import FakeNpm, make_tgz
+from tests.fakes.npm import FakeNpm
 
 FILES = {
     "package.json": b'{"name": "demo"}\n',

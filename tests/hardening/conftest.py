@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.http import FakeServer
-from tests.fakes.registry import FakeNpm, FakePypi
+from tests.fakes.npm import FakeNpm
+from tests.fakes.pypi import FakePypi
 
 
 def _reset(server: FakeServer) -> FakeServer:

@@ -44,7 +44,8 @@ from codenav import cli, contract, targets, tools
 from tests.fakes.github import FakeGitHub, gh_calls, install_fake_gh
 from tests.fakes.grepapp import FakeGrepApp
 from tests.fakes.http import FakeServer
-from tests.fakes.registry import FakeNpm, FakePypi
+from tests.fakes.npm import FakeNpm
+from tests.fakes.pypi import FakePypi
 from tests.hardening.support import isolated_subprocess_env
 
 pytestmark = pytest.mark.hardening

@@ -22,7 +22,7 @@ import pytest
 
 from codenav.errors import CodenavError
 from tests.conftest import ROOT, run_cli
-from tests.fakes.registry import FakeNpm
+from tests.fakes.npm import FakeNpm
 
 from .support import cache_report, check_entry
 

@@ -28,8 +28,9 @@ import pytest
 from codenav.errors import CodenavError
 from codenav.tools import list_files
 from tests.conftest import run_cli
+from tests.fakes.archives import make_tgz
 from tests.fakes.http import Reply
-from tests.fakes.registry import FakeNpm, make_tgz
+from tests.fakes.npm import FakeNpm
 
 from .support import cache_report, check_entry, error_of
 

@@ -34,7 +34,8 @@ from tests.archives import (
     zip_quoted_overlap,
     zip_same_offset_bomb,
 )
-from tests.fakes.registry import FakeNpm, FakePypi
+from tests.fakes.npm import FakeNpm
+from tests.fakes.pypi import FakePypi
 
 from .support import changes, check_entry, snapshot
 

@@ -21,8 +21,10 @@ from pathlib import Path
 import pytest
 
 from codenav.tools import list_files, read_file
+from tests.fakes.archives import make_tgz, make_zip
 from tests.fakes.http import Reply
-from tests.fakes.registry import FakeNpm, FakePypi, make_tgz, make_zip
+from tests.fakes.npm import FakeNpm
+from tests.fakes.pypi import FakePypi
 
 from .support import assert_nothing_cached, cache_report, check_entry, error_of, snapshot
 

@@ -43,7 +43,7 @@ from codenav.mcp.framing import MAX_LINE
 from tests.fakes.github import FakeGitHub
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
 from tests.fakes.http import FakeServer, Reply
-from tests.fakes.registry import FakeNpm
+from tests.fakes.npm import FakeNpm
 from tests.hardening.support import isolated_subprocess_env
 
 pytestmark = pytest.mark.hardening

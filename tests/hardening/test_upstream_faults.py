@@ -28,7 +28,8 @@ from codenav.tools import codefetch, codesearch, list_files
 from tests.fakes.github import FakeGitHub, install_fake_gh
 from tests.fakes.grepapp import NO_RESULTS, hit_text, result
 from tests.fakes.http import FakeServer, Reply
-from tests.fakes.registry import FakeNpm, FakePypi
+from tests.fakes.npm import FakeNpm
+from tests.fakes.pypi import FakePypi
 
 from .support import assert_nothing_cached
 

@@ -1,0 +1,81 @@
+"""A fake PyPI simple index on a FakeServer: PEP 691 JSON or PEP 503 HTML (chosen from the
+Accept header, or forced with ``html_only``) and the files, built by the tests."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from html import escape
+from urllib.parse import unquote
+
+from .archives import make_tgz, make_zip
+from .http import FakeServer, Reply
+
+
+@dataclass
+class PypiFile:
+    filename: str
+    data: bytes
+    yanked: bool = False
+    sha256: str | None = None  # None: the real one
+
+
+@dataclass
+class FakePypi:
+    """Routes ``GET /simple/<project>/`` and ``GET /files/<filename>`` on a FakeServer."""
+
+    server: FakeServer
+    projects: dict[str, list[PypiFile]] = field(default_factory=dict)
+    html_only: bool = False
+
+    def __post_init__(self) -> None:
+        self.server.route_prefix("GET", "/simple/", self._index)
+        self.server.route_prefix("GET", "/files/", self._file)
+
+    @property
+    def url(self) -> str:
+        return self.server.url + "/simple/"
+
+    def add(self, project: str, filename: str, data: bytes, *, yanked: bool = False, sha256: str | None = None) -> None:
+        self.projects.setdefault(project, []).append(PypiFile(filename, data, yanked, sha256))
+
+    def add_wheel(self, project: str, version: str, files: dict[str, bytes], tag: str = "py3-none-any",
+                  **kw) -> bytes:
+        data = make_zip(files)
+        self.add(project, f"{project.replace('-', '_')}-{version}-{tag}.whl", data, **kw)
+        return data
+
+    def add_sdist(self, project: str, version: str, files: dict[str, bytes], **kw) -> bytes:
+        stem = f"{project}-{version}"
+        data = make_tgz(files, top=stem)
+        self.add(project, f"{stem}.tar.gz", data, **kw)
+        return data
+
+    def _index(self, handler) -> Reply:
+        project = handler.path.split("?", 1)[0][len("/simple/"):].strip("/")
+        files = self.projects.get(project)
+        if files is None:
+            return Reply(404, b"Not Found", {"Content-Type": "text/plain"})
+        accept = handler.headers.get("Accept", "")
+        if "application/vnd.pypi.simple.v1+json" in accept and not self.html_only:
+            doc = {"meta": {"api-version": "1.1"}, "name": project, "files": [
+                {"filename": f.filename, "url": f"../../files/{f.filename}",
+                 "hashes": {"sha256": f.sha256 or hashlib.sha256(f.data).hexdigest()},
+                 **({"yanked": True} if f.yanked else {"yanked": False})}
+                for f in files]}
+            return Reply(200, json.dumps(doc).encode(), {"Content-Type": "application/vnd.pypi.simple.v1+json"})
+        links = "".join(
+            f'<a href="/files/{escape(f.filename)}#sha256={f.sha256 or hashlib.sha256(f.data).hexdigest()}"'
+            f'{" data-yanked" if f.yanked else ""}>{escape(f.filename)}</a><br/>\n'
+            for f in files)
+        body = f"<!DOCTYPE html><html><body><h1>Links for {escape(project)}</h1>\n{links}</body></html>"
+        return Reply(200, body.encode(), {"Content-Type": "text/html"})
+
+    def _file(self, handler) -> Reply:
+        filename = unquote(handler.path.split("?", 1)[0][len("/files/"):])
+        for files in self.projects.values():
+            for f in files:
+                if f.filename == filename:
+                    return Reply(200, f.data, {"Content-Type": "application/octet-stream"})
+        return Reply(404, b"Not Found")
