@@ -152,6 +152,8 @@ def _walk(registry: str, start: str, warnings: list[str]):
             break  # a stray ~/package-lock.json must not lock every project below it (§1.1)
         try:
             st = os.stat(d)
+        except FileNotFoundError:
+            st = None  # a start directory that does not exist (yet): look above it
         except OSError as e:
             warnings.append(f"{_rel(d, start)}: directory skipped ({_reason(e)})")
             st = None
