@@ -159,16 +159,14 @@ def _walk(registry: str, start: str, warnings: list[str]):
             st = None
         if st is not None:
             ident = (st.st_dev, st.st_ino)
-            if ident in seen:
-                warnings.append(f"{_rel(d, start)}: directory skipped (a symlink loop)")
-                break
-            seen.add(ident)
-            dirs.append(d)
-            present = _present(d, start, [*names, *extra], warnings, registry)
-            if present:
-                return dirs, d, present
-            if _exists(os.path.join(d, ".git")):
-                break
+            if ident not in seen:  # a path through a symlink to a directory already looked at
+                seen.add(ident)
+                dirs.append(d)
+                present = _present(d, start, [*names, *extra], warnings, registry)
+                if present:
+                    return dirs, d, present
+                if _exists(os.path.join(d, ".git")):
+                    break
         parent = os.path.dirname(d)
         if parent == d:
             break
@@ -283,13 +281,25 @@ def _mib(n: int) -> str:
     return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
+def _importer_path(start: str, lock_dir: str) -> str:
+    """The start directory relative to the lockfile's, '/'-separated ('.' when the same).
+
+    Symlinks are resolved first (packages/self/app, with self -> ., is packages/app), unless
+    that leaves the lockfile's directory; then the path as walked is used.
+    """
+    if start == lock_dir:
+        return "."
+    rel = _rel(os.path.realpath(start), os.path.realpath(lock_dir))
+    if rel.startswith(".."):
+        rel = _rel(start, lock_dir)
+    return "." if rel.startswith("..") else rel
+
+
 def _from_lockfiles(registry: str, name: str, start: str, lock_dir: str, present: list[str],
                     env, warnings: list[str]) -> Locked | None:
     from . import memo
     rows = _ordered(registry, lock_dir, present)
-    rel = _rel(start, lock_dir) if start != lock_dir else "."
-    if rel.startswith(".."):
-        rel = "."
+    rel = _importer_path(start, lock_dir)
     deps = memo.dependencies(registry, lock_dir, start, [r[0] for r in rows], env)
     cached = memo.load(registry, name, start, deps)
     if cached is not None:

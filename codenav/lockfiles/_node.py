@@ -8,8 +8,16 @@ declarations; this module assigns the tiers of §2.
 
 from __future__ import annotations
 
-from ._common import (ALIAS, CWD_DIRECT, HOISTED, OTHER_DIRECT, ROOT_DIRECT, TRANSITIVE, Candidate,
-                      importer_for)
+from ._common import (
+    ALIAS,
+    CWD_DIRECT,
+    HOISTED,
+    OTHER_DIRECT,
+    ROOT_DIRECT,
+    TRANSITIVE,
+    Candidate,
+    importer_for,
+)
 
 
 class Copy:

@@ -10,8 +10,18 @@ per §5.2: ``link:``/``file:`` are local, a peer suffix is cut (``(`` in v6/v9, 
 
 from __future__ import annotations
 
-from ._common import (ALIAS, CWD_DIRECT, OTHER_DIRECT, REGISTRY, ROOT_DIRECT, TRANSITIVE, Candidate,
-                      LockfileError, importer_for, split_name_spec)
+from ._common import (
+    ALIAS,
+    CWD_DIRECT,
+    OTHER_DIRECT,
+    REGISTRY,
+    ROOT_DIRECT,
+    TRANSITIVE,
+    Candidate,
+    LockfileError,
+    importer_for,
+    split_name_spec,
+)
 from .yaml_subset import YamlError, load_all
 
 _SECTIONS = ("dependencies", "devDependencies", "optionalDependencies")

@@ -12,9 +12,21 @@ from __future__ import annotations
 
 import os
 
-from ._common import (ALIAS, CWD_DIRECT, OTHER_DIRECT, REGISTRY, ROOT_DIRECT, TRANSITIVE, Candidate,
-                      LockfileError, git_commit, importer_for, is_git_spec, read_json_object,
-                      split_name_spec)
+from ._common import (
+    ALIAS,
+    CWD_DIRECT,
+    OTHER_DIRECT,
+    REGISTRY,
+    ROOT_DIRECT,
+    TRANSITIVE,
+    Candidate,
+    LockfileError,
+    git_commit,
+    importer_for,
+    is_git_spec,
+    read_json_object,
+    split_name_spec,
+)
 
 _DECLARING = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
 
