@@ -463,12 +463,20 @@ def test_garbage_of_every_shape_never_raises(tmp_path):
               "pnpm-lock.yaml": ["- a\n", "lockfileVersion: x\n", "importers:\n  .: [1, 2]\n", "a: 'unterminated\n"],
               "yarn.lock": ["garbage\n", "  indented first\n", '__metadata:\n  version: 6\n"x@npm:1": [\n'],
               "bun.lock": ['{"packages": {"ms": "x"},}', "{", '{"packages": {"ms": [1]}}']}
-    for fname, texts in shapes.items():
-        for text in texts:
-            d = tmp_path / f"case{abs(hash((fname, text)))}"
-            write(d / fname, text)
-            found = find_locked("npm", "ms", str(d))
-            assert found is None or found.version is None or isinstance(found.version, str)
+    for number, (fname, text) in enumerate((f, t) for f, texts in shapes.items() for t in texts):
+        d = tmp_path / f"case{number}"
+        write(d / fname, text)
+        assert find_locked("npm", "ms", str(d)) is None, (fname, text)
+
+
+def test_special_files_are_not_read(tmp_path):
+    """A FIFO or a device in a lockfile's place is skipped at once (reading it would block or never end)."""
+    os.mkfifo(tmp_path / "package-lock.json")
+    os.symlink("/dev/zero", tmp_path / "yarn.lock")
+    with_installed_ms(tmp_path)
+    found = find_locked("npm", "ms", str(tmp_path))
+    assert_fell_back(found, "yarn.lock: skipped: not a regular file")
+    assert "package-lock.json: skipped: not a regular file" in found.warnings
 
 
 def test_unreadable_directory_is_skipped(tmp_path):

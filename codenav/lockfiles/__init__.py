@@ -257,9 +257,11 @@ def _max_bytes() -> int:
 
 def read_capped(path: str) -> str:
     """The text of a lockfile, or ``LockfileError`` with the reason it cannot be used."""
-    from ._common import LockfileError
+    from ._common import LockfileError, is_regular_file
     limit = _max_bytes()
     try:
+        if not is_regular_file(path):
+            raise LockfileError("not a regular file")
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
             if size > limit:

@@ -19,9 +19,9 @@ OTHER_DIRECT = 3    # a direct dependency of some other workspace
 TRANSITIVE = 4      # any other copy
 ALIAS = 5           # an alias whose target is the requested name (legacy-ms -> ms@0.7.3)
 
-# A source other than "registry" has no registry version to fetch (§2 "Non-registry results").
+# A source other than "registry" (git, file, link, workspace, directory, url) has no registry
+# version to fetch (§2 "Non-registry results").
 REGISTRY = "registry"
-LOCAL_SOURCES = ("file", "link", "workspace", "directory", "url")
 
 
 class LockfileError(Exception):
@@ -83,9 +83,17 @@ def importer_for(rel: str, importers) -> str:
     return best
 
 
+def is_regular_file(path: str) -> bool:
+    """Whether ``path`` (symlinks followed) is a regular file: a FIFO or a device would block or never end."""
+    import stat
+    return stat.S_ISREG(os.stat(path).st_mode)
+
+
 def read_text(path: str) -> str:
     """A small manifest next to the lockfile (package.json, pyproject.toml); '' when absent."""
     try:
+        if not is_regular_file(path):
+            return ""
         with open(path, "rb") as f:
             data = f.read(4 * 1024 * 1024 + 1)
     except OSError:
@@ -118,7 +126,3 @@ def read_toml(path: str) -> dict:
         return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError):
         return {}
-
-
-def join(*parts: str) -> str:
-    return os.path.join(*parts)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 
-from ._common import REGISTRY, git_commit
+from ._common import REGISTRY, git_commit, is_regular_file
 
 
 def _rel(path: str, start: str) -> str:
@@ -32,7 +32,7 @@ def npm_installed(name: str, dirs: list[str], start: str, warnings: list[str]):
             from . import _reason
             warnings.append(f"{_rel(path, start)}: skipped ({_reason(e)})")
             continue
-        manifest = read_json_object(path)
+        manifest = read_json_object(path)  # {} for anything but a regular JSON file
         version = manifest.get("version")
         if not isinstance(version, str):
             warnings.append(f"{_rel(path, start)}: skipped (no version in it)")
@@ -116,6 +116,8 @@ def python_env(dirs: list[str], root: str) -> PythonEnv:
     for venv in candidates:
         cfg = os.path.join(venv, "pyvenv.cfg")
         try:
+            if not is_regular_file(cfg):
+                continue
             with open(cfg, encoding="utf-8", errors="replace") as f:
                 text = f.read(65536)
         except OSError:
@@ -173,8 +175,8 @@ def python_installed(name: str, env: PythonEnv | None, start: str, warnings: lis
     direct = os.path.join(folder, "direct_url.json")
     try:
         with open(direct, encoding="utf-8") as f:
-            text = f.read(65536)
-    except OSError:
+            text = f.read(65536) if is_regular_file(direct) else ""
+    except (OSError, UnicodeDecodeError):
         text = ""
     own: list[str] = []
     rel = _rel(folder, start)
@@ -203,6 +205,8 @@ def python_installed(name: str, env: PythonEnv | None, start: str, warnings: lis
 
 def _metadata_version(path: str) -> str | None:
     try:
+        if not is_regular_file(path):
+            return None
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
                 if not line.strip():

@@ -8,7 +8,7 @@ venv. A warm call stats those files and reads the memo — no ``json``, ``re`` o
 Any difference, or a memo it cannot read, means the lockfiles are read again. Format::
 
     codenav-lockmemo 1
-    q <registry> <name> <start>            fields separated by a tab
+    q <registry> <name> <start> <python>   (python: "py3.X" for PyPI, "" for npm)
     d <size> <mtime_ns> <path>             one line per dependency; size "-" if absent
     w <warning>                            zero or more
     a <name> <version> <kind> <file> <entry> <source> <ref> <other,versions>   or "n" (none)
@@ -19,6 +19,7 @@ Fields are tab-separated; a tab, newline or backslash inside one is escaped.
 from __future__ import annotations
 
 import os
+import sys
 
 from . import Locked
 
@@ -77,6 +78,12 @@ def _stamp(path: str) -> str:
     return f"{st.st_size}\t{st.st_mtime_ns}"
 
 
+def _query(registry: str, name: str, start: str) -> str:
+    # PyPI marker forks fall back to the running interpreter's version when there is no venv.
+    python = "" if registry == "npm" else f"py{sys.version_info[0]}.{sys.version_info[1]}"
+    return "q\t" + "\t".join(_escape(x) for x in (registry, name, start, python))
+
+
 def _memo_path(registry: str, name: str, start: str) -> str:
     from ..entries import state_dir
     from ..targets import short_hash
@@ -92,7 +99,7 @@ def load(registry: str, name: str, start: str, deps: list[str]):
         return None
     if not lines or lines[0] != HEADER:
         return None
-    if len(lines) < 2 or lines[1] != "q\t" + "\t".join(_escape(x) for x in (registry, name, start)):
+    if len(lines) < 2 or lines[1] != _query(registry, name, start):
         return None
     stamps = [line[2:] for line in lines if line.startswith("d\t")]
     if stamps != [f"{_stamp(p)}\t{_escape(p)}" for p in deps]:
@@ -114,7 +121,7 @@ def load(registry: str, name: str, start: str, deps: list[str]):
 def store(registry: str, name: str, start: str, deps: list[str], answer: Locked | None,
           warnings: list[str]) -> None:
     """Write the memo; a cache that cannot be written is not an error (the answer stands)."""
-    lines = [HEADER, "q\t" + "\t".join(_escape(x) for x in (registry, name, start))]
+    lines = [HEADER, _query(registry, name, start)]
     lines += [f"d\t{_stamp(p)}\t{_escape(p)}" for p in deps]
     lines += ["w\t" + _escape(w) for w in warnings]
     if answer is None:
