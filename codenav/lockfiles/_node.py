@@ -55,9 +55,6 @@ def rank(name: str, copies: dict[str, Copy], importers: dict[str, dict], rel: st
         if key not in copies or copies[key].name != name:
             continue
         level = CWD_DIRECT if imp == cwd and imp != "." else ROOT_DIRECT if imp == "." else OTHER_DIRECT
-        if imp == "." and cwd != ".":
-            # The root's copy is what the cwd importer falls back to when it declares none.
-            level = ROOT_DIRECT
         tier[key] = min(tier.get(key, TRANSITIVE), level)
     out = []
     for key, level in tier.items():
