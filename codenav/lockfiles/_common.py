@@ -1,0 +1,128 @@
+"""What every lockfile reader hands back: candidates, ranked by one rule (lockfiles.md §2).
+
+A reader turns one lockfile into ``Candidate`` rows for one requested name: every copy of the
+package it locks, each with a tier that says how directly the project depends on it. The lowest
+tier wins, then the highest version; the other versions are reported beside it. Readers raise
+``LockfileError`` with a one-line reason for a file they cannot read; the caller turns that into
+a warning and moves on. This module imports only ``os`` so that the warm path can use it.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Tiers of lockfiles.md §2, lowest wins.
+CWD_DIRECT = 0      # a direct dependency of the importer that contains the start directory
+ROOT_DIRECT = 1     # a direct dependency of the root importer
+HOISTED = 2         # the copy Node would load from the lockfile's root (node_modules/N)
+OTHER_DIRECT = 3    # a direct dependency of some other workspace
+TRANSITIVE = 4      # any other copy
+ALIAS = 5           # an alias whose target is the requested name (legacy-ms -> ms@0.7.3)
+
+# A source other than "registry" (git, file, link, workspace, directory, url) has no registry
+# version to fetch (§2 "Non-registry results").
+REGISTRY = "registry"
+
+
+class LockfileError(Exception):
+    """A lockfile that cannot be used; the message is one line a person understands."""
+
+
+class Candidate:
+    """One locked copy: its real name, version, lockfile key, tier and where it comes from."""
+
+    __slots__ = ("name", "version", "entry", "tier", "source", "ref", "alias", "marker")
+
+    def __init__(self, name: str, version: str | None, entry: str, tier: int, source: str = REGISTRY,
+                 ref: str | None = None, alias: str | None = None, marker: object = None) -> None:
+        self.name = name          # the real package name (the alias target for an alias)
+        self.version = version    # None when the lockfile records no version (git, link, ...)
+        self.entry = entry        # the lockfile key, as the file spells it
+        self.tier = tier
+        self.source = source      # "registry", "git", or one of LOCAL_SOURCES
+        self.ref = ref            # the git commit, or the local path
+        self.alias = alias        # the installed name when it differs from the real name
+        self.marker = marker      # Python only: a PEP 508 marker string, or a list (any of them)
+
+    def __repr__(self) -> str:
+        return (f"Candidate({self.name!r}, {self.version!r}, {self.entry!r}, tier={self.tier}, "
+                f"source={self.source!r}, alias={self.alias!r})")
+
+
+def split_name_spec(text: str) -> tuple[str, str]:
+    """``'@s/is@npm:4.6.0'`` -> ``('@s/is', 'npm:4.6.0')``: the first ``@`` after position 0 (§3.1)."""
+    at = text.find("@", 1)
+    return (text, "") if at < 0 else (text[:at], text[at + 1:])
+
+
+def git_commit(url: str) -> str | None:
+    """The commit after ``#`` of a git URL (``…#<sha>`` or ``…#commit=<sha>``), if it is one."""
+    _, sep, frag = url.rpartition("#")
+    if not sep:
+        return None
+    frag = frag.removeprefix("commit=")
+    if 7 <= len(frag) <= 64 and all(c in "0123456789abcdef" for c in frag):
+        return frag
+    return None
+
+
+def is_git_spec(spec: str) -> bool:
+    """Whether an npm-style spec or resolution names a git source rather than a registry version."""
+    return spec.startswith(("git+", "git:", "git@", "github:", "gitlab:", "bitbucket:")) or (
+        "://" in spec and (".git#" in spec or spec.endswith(".git") or "#commit=" in spec))
+
+
+def importer_for(rel: str, importers) -> str:
+    """The longest importer path that contains ``rel`` ('.' is the root and contains everything)."""
+    best = "."
+    for imp in importers:
+        if imp in (".", "") or not (rel == imp or rel.startswith(imp + "/")):
+            continue
+        if best == "." or len(imp) > len(best):
+            best = imp
+    return best
+
+
+def is_regular_file(path: str) -> bool:
+    """Whether ``path`` (symlinks followed) is a regular file: a FIFO or a device would block or never end."""
+    import stat
+    return stat.S_ISREG(os.stat(path).st_mode)
+
+
+def read_text(path: str) -> str:
+    """A small manifest next to the lockfile (package.json, pyproject.toml); '' when absent."""
+    try:
+        if not is_regular_file(path):
+            return ""
+        with open(path, "rb") as f:
+            data = f.read(4 * 1024 * 1024 + 1)
+    except OSError:
+        return ""
+    if len(data) > 4 * 1024 * 1024:
+        return ""
+    return data.decode("utf-8", "replace")
+
+
+def read_json_object(path: str) -> dict:
+    """A JSON manifest as a dict; {} when it is absent or not a JSON object."""
+    text = read_text(path)
+    if not text:
+        return {}
+    import json
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def read_toml(path: str) -> dict:
+    """A TOML manifest (pyproject.toml, Pipfile) as a dict; {} when absent or invalid."""
+    text = read_text(path)
+    if not text:
+        return {}
+    import tomllib
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return {}

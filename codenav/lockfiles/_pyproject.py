@@ -1,0 +1,69 @@
+"""Direct Python dependencies from the project's manifests (lockfiles.md §8).
+
+Poetry, PDM, pipenv and pylock files carry no "direct" mark, so the names come from
+``pyproject.toml`` (``[project]`` dependencies and optional dependencies, PEP 735
+``[dependency-groups]``, Poetry's ``[tool.poetry.*dependencies]``) or the ``Pipfile``
+(``[packages]``, ``[dev-packages]``). Every name is PEP 503-normalised.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ._common import read_toml
+
+
+def requirement_name(text: str) -> str | None:
+    """The distribution name at the start of a PEP 508 string, normalised."""
+    from ..targets import pep503
+    text = text.strip()
+    end = 0
+    while end < len(text) and (text[end].isalnum() or (end and text[end] in "._-")):
+        end += 1
+    return pep503(text[:end]) if end else None
+
+
+def _names_of(doc: dict) -> set[str]:
+    from ..targets import pep503
+    names: set[str] = set()
+    project = doc.get("project") if isinstance(doc.get("project"), dict) else {}
+    lists = [project.get("dependencies")]
+    optional = project.get("optional-dependencies")
+    if isinstance(optional, dict):
+        lists += list(optional.values())
+    groups = doc.get("dependency-groups")
+    if isinstance(groups, dict):
+        lists += list(groups.values())
+    for items in lists:
+        if isinstance(items, list):
+            for item in items:
+                if isinstance(item, str):
+                    n = requirement_name(item)
+                    if n:
+                        names.add(n)
+    poetry = doc.get("tool", {}).get("poetry") if isinstance(doc.get("tool"), dict) else None
+    if isinstance(poetry, dict):
+        tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
+        group = poetry.get("group")
+        if isinstance(group, dict):
+            tables += [g.get("dependencies") for g in group.values() if isinstance(g, dict)]
+        for table in tables:
+            if isinstance(table, dict):
+                names.update(pep503(k) for k in table if k.lower() != "python")
+    for section in ("packages", "dev-packages"):  # a Pipfile
+        if isinstance(doc.get(section), dict):
+            names.update(pep503(k) for k in doc[section])
+    return names
+
+
+def direct_names(lock_dir: str, rel: str) -> tuple[set[str], set[str]]:
+    """(names the importer containing ``rel`` declares, names the root declares)."""
+    root = _names_of(read_toml(os.path.join(lock_dir, "pyproject.toml")))
+    root |= _names_of(read_toml(os.path.join(lock_dir, "Pipfile")))
+    parts = [] if rel == "." else rel.split("/")
+    while parts:
+        path = os.path.join(lock_dir, *parts, "pyproject.toml")
+        if os.path.isfile(path):
+            return _names_of(read_toml(path)), root
+        parts.pop()
+    return root, root

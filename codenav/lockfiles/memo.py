@@ -1,0 +1,144 @@
+"""The warm path's memo of lockfile answers (issue 14 item 4; lockfiles.md §11).
+
+Lockfiles run to megabytes; parsing one costs tens of milliseconds. The answer for one query
+(registry, name, start directory) is kept in a small text file under the cache's state dir,
+``state/lockfiles/<hash>.txt``, together with the (size, mtime_ns) of every file the answer
+depended on: the lockfiles of the directory, the manifests beside them and, for PyPI, the
+venv. A warm call stats those files and reads the memo — no ``json``, ``re`` or ``tomllib``.
+Any difference, or a memo it cannot read, means the lockfiles are read again. Format::
+
+    codenav-lockmemo 1
+    q <registry> <name> <start> <python>   (python: "py3.X" for PyPI, "" for npm)
+    d <size> <mtime_ns> <path>             one line per dependency; size "-" if absent
+    w <warning>                            zero or more
+    a <name> <version> <kind> <file> <entry> <source> <ref> <other,versions>   or "n" (none)
+
+Fields are tab-separated; a tab, newline or backslash inside one is escaped.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from . import Locked
+
+HEADER = "codenav-lockmemo 1"
+
+
+def _escape(text: str | None) -> str:
+    if text is None:
+        return "\\0"
+    return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _unescape(text: str) -> str | None:
+    if text == "\\0":
+        return None
+    if "\\" not in text:
+        return text
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c == "\\" and i + 1 < len(text):
+            out.append({"t": "\t", "n": "\n", "r": "\r", "\\": "\\"}.get(text[i + 1], text[i + 1]))
+            i += 2
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
+def dependencies(registry: str, lock_dir: str, start: str, lockfiles: list[str], env) -> list[str]:
+    """Every path whose change could change the answer (stat'ed on the warm path)."""
+    paths = [os.path.join(lock_dir, f) for f in lockfiles]
+    manifests = ("package.json",) if registry == "npm" else ("pyproject.toml", "Pipfile")
+    d = start
+    while True:  # the importers' manifests between the start directory and the lockfile
+        for m in manifests:
+            paths.append(os.path.join(d, m))
+        if d == lock_dir or not d.startswith(lock_dir):
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    if registry == "npm":
+        paths.append(os.path.join(lock_dir, "bun.lockb"))
+    elif env is not None:
+        paths.extend(env.state_files())
+    return paths
+
+
+def _stamp(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "-\t-"
+    return f"{st.st_size}\t{st.st_mtime_ns}"
+
+
+def _query(registry: str, name: str, start: str) -> str:
+    # PyPI marker forks fall back to the running interpreter's version when there is no venv.
+    python = "" if registry == "npm" else f"py{sys.version_info[0]}.{sys.version_info[1]}"
+    return "q\t" + "\t".join(_escape(x) for x in (registry, name, start, python))
+
+
+def _memo_path(registry: str, name: str, start: str) -> str:
+    from ..entries import state_dir
+    from ..targets import short_hash
+    return os.path.join(state_dir(), "lockfiles", short_hash(f"{registry}\t{name}\t{start}") + ".txt")
+
+
+def load(registry: str, name: str, start: str, deps: list[str]):
+    """(the memoised answer or None, its warnings) when still valid; else None."""
+    try:
+        with open(_memo_path(registry, name, start), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if not lines or lines[0] != HEADER:
+        return None
+    if len(lines) < 2 or lines[1] != _query(registry, name, start):
+        return None
+    stamps = [line[2:] for line in lines if line.startswith("d\t")]
+    if stamps != [f"{_stamp(p)}\t{_escape(p)}" for p in deps]:
+        return None
+    warnings = [_unescape(line[2:]) or "" for line in lines if line.startswith("w\t")]
+    answer_lines = [line for line in lines if line.startswith(("a\t", "n"))]
+    if len(answer_lines) != 1:
+        return None
+    if answer_lines[0] == "n":
+        return None, warnings
+    fields = [_unescape(x) for x in answer_lines[0].split("\t")[1:]]
+    if len(fields) != 9 or any(fields[i] is None for i in (0, 2, 3, 4, 5)):
+        return None
+    pname, version, kind, file, entry, source, ref, others, own = fields
+    return Locked(pname, version, kind, file, entry, others.split(",") if others else [],
+                  own.split("\n") if own else [], source, ref), warnings
+
+
+def store(registry: str, name: str, start: str, deps: list[str], answer: Locked | None,
+          warnings: list[str]) -> None:
+    """Write the memo; a cache that cannot be written is not an error (the answer stands)."""
+    lines = [HEADER, _query(registry, name, start)]
+    lines += [f"d\t{_stamp(p)}\t{_escape(p)}" for p in deps]
+    lines += ["w\t" + _escape(w) for w in warnings]
+    if answer is None:
+        lines.append("n")
+    else:
+        lines.append("a\t" + "\t".join(_escape(x) for x in (
+            answer.name, answer.version, answer.kind, answer.file, answer.entry, answer.source,
+            answer.ref, ",".join(answer.other_versions), "\n".join(answer.warnings))))
+    path = _memo_path(registry, name, start)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass

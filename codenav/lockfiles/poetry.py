@@ -1,0 +1,42 @@
+"""poetry.lock (TOML; lockfiles.md §8.2).
+
+``[[package]]`` entries hold name and version; forks are several entries of one name with
+different ``markers``. ``[package.source].type`` says where a copy comes from: none or
+``legacy`` (a custom index) is a registry version, ``git`` carries ``resolved_reference``,
+``directory``/``file``/``url`` are local. The lockfile has no direct-dependency marks, so those
+come from pyproject.toml.
+"""
+
+from __future__ import annotations
+
+from . import _toml
+from ._common import CWD_DIRECT, REGISTRY, ROOT_DIRECT, TRANSITIVE, Candidate, LockfileError
+from ._pyproject import direct_names
+
+
+def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
+    from ..targets import pep503
+    doc = _toml.loads(text)
+    packages = doc.get("package")
+    if not isinstance(packages, list):
+        raise LockfileError("no [[package]] tables")
+    mine, root = direct_names(lock_dir, rel)
+    tier = CWD_DIRECT if name in mine and rel != "." and mine is not root else \
+        ROOT_DIRECT if name in root or name in mine else TRANSITIVE
+    out = []
+    for pkg in packages:
+        if not isinstance(pkg, dict) or pep503(str(pkg.get("name", ""))) != name:
+            continue
+        version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
+        src = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
+        kind = src.get("type")
+        source, ref = REGISTRY, None
+        if kind == "git":
+            source, ref = "git", str(src.get("resolved_reference") or src.get("reference") or src.get("url"))
+        elif kind in ("directory", "file", "url"):
+            source, ref = kind, str(src.get("url", "")) or None
+        if source != REGISTRY:
+            version = None
+        out.append(Candidate(name, version, f"package {pkg.get('name')} {pkg.get('version', '')}".strip(),
+                             tier, source, ref, marker=pkg.get("markers")))
+    return out

@@ -1,0 +1,93 @@
+"""uv.lock (TOML; lockfiles.md §8.1).
+
+Every ``[[package]]`` of the (normalised) name is a copy; several mean a marker fork, told
+apart by ``resolution-markers``. The root importer is the package whose ``source`` is
+``{editable|virtual|directory = "."}``; a workspace member's source path is its directory. An
+importer's ``dependencies``, ``optional-dependencies`` and ``dev-dependencies`` list names (with
+``version`` and ``marker`` only when the name is ambiguous). Only ``registry`` sources are PyPI
+versions; git sources carry the commit after ``#``.
+"""
+
+from __future__ import annotations
+
+from . import _toml
+from ._common import (
+    CWD_DIRECT,
+    OTHER_DIRECT,
+    REGISTRY,
+    ROOT_DIRECT,
+    TRANSITIVE,
+    Candidate,
+    LockfileError,
+    git_commit,
+    importer_for,
+)
+
+_LOCAL = {"editable": "directory", "virtual": "directory", "directory": "directory", "path": "file",
+          "url": "url"}
+
+
+def _source(pkg: dict) -> tuple[str, str | None, str | None]:
+    """(source kind, ref, importer path if the package is a project of this lockfile)."""
+    src = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
+    if "registry" in src:
+        return REGISTRY, None, None
+    if "git" in src:
+        return "git", git_commit(str(src["git"])) or str(src["git"]), None
+    for key, kind in _LOCAL.items():
+        if key in src:
+            path = str(src[key])
+            project = path.strip("/") or "." if key in ("editable", "virtual", "directory") else None
+            return kind, path, project
+    return REGISTRY, None, None
+
+
+def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
+    from ..targets import pep503
+    doc = _toml.loads(text)
+    packages = doc.get("package")
+    if not isinstance(packages, list):
+        raise LockfileError("no [[package]] tables")
+    importers: dict[str, dict] = {}
+    out: list[Candidate] = []
+    for pkg in packages:
+        if not isinstance(pkg, dict) or not isinstance(pkg.get("name"), str):
+            continue
+        source, ref, project = _source(pkg)
+        if project is not None:
+            importers[project.removeprefix("./") or "."] = pkg
+        if pep503(pkg["name"]) != name:
+            continue
+        version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
+        if source != REGISTRY:
+            version = None
+        out.append(Candidate(name, version, f"package {pkg['name']} {pkg.get('version', '')}".strip(),
+                             TRANSITIVE, source, ref, marker=pkg.get("resolution-markers")))
+    cwd = importer_for(rel, [i for i in importers if i != "."])
+    for imp, pkg in importers.items():
+        level = CWD_DIRECT if imp == cwd and imp != "." else ROOT_DIRECT if imp == "." else OTHER_DIRECT
+        for dep in _declared(pkg):
+            if pep503(str(dep.get("name", ""))) != name:
+                continue
+            wanted = dep.get("version")
+            for c in out:
+                if wanted is None or c.version == wanted or c.version is None:
+                    if level < c.tier:
+                        c.tier = level
+                        if dep.get("marker"):
+                            c.marker = dep["marker"]
+    return out
+
+
+def _declared(pkg: dict) -> list[dict]:
+    rows = []
+    deps = pkg.get("dependencies")
+    if isinstance(deps, list):
+        rows += deps
+    for table in ("optional-dependencies", "dev-dependencies"):
+        groups = pkg.get(table)
+        if isinstance(groups, dict):
+            for items in groups.values():
+                if isinstance(items, list):
+                    rows += items
+    return [r for r in rows if isinstance(r, dict)]
