@@ -66,6 +66,9 @@ def reader(root: Path, log: list[str] | None = None):
 
 
 def run_diff(a: Path, b: Path, **options) -> dict:
+    # A generous time budget: on a loaded machine the default could summarise a file, and the
+    # comparisons with git are about the diff, not the budget (tested on its own below).
+    options.setdefault("time_budget", 120)
     return diff.diff_trees(tree_rows(a), tree_rows(b), reader(a), reader(b), **options)
 
 
@@ -123,6 +126,9 @@ def git_patch(a: Path, b: Path, work: Path, *flags: str) -> str:
         if child.name != ".git":
             shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
     shutil.copytree(b, repo, symlinks=True, dirs_exist_ok=True)
+    # An empty index, so every file of b is hashed: a same-size file copied within the same
+    # second onto a reused inode would look unchanged to git's stat check.
+    git("read-tree", "--empty", cwd=repo)
     git("add", "-A", cwd=repo)
     return git("diff", "--cached", "--no-color", "-M100%", *flags, cwd=repo).decode()
 
@@ -246,7 +252,9 @@ VOCAB = ["", "", "}", "  }", "    return x", "{", "x = 1", "y = 2", "\tindented"
 
 
 def random_text(rng: random.Random, lines: int) -> list[str]:
-    return [rng.choice(VOCAB) if rng.random() < 0.7 else f"line {rng.randrange(40)}" for _ in range(lines)]
+    blank = rng.random() * 0.4  # some files are a third blank lines, so blanks count as repeated
+    return ["" if rng.random() < blank else rng.choice(VOCAB) if rng.random() < 0.7 else f"line {rng.randrange(40)}"
+            for _ in range(lines)]
 
 
 def random_edit(rng: random.Random, lines: list[str]) -> list[str]:
@@ -256,6 +264,12 @@ def random_edit(rng: random.Random, lines: list[str]) -> list[str]:
         pos = rng.randrange(len(out) + 1)
         if op < 0.35:
             out[pos:pos] = random_text(rng, rng.randrange(1, 5))
+        elif op < 0.45:
+            # Fresh lines between blank ones: git drops the blanks, repeated too often, from its
+            # Myers input when they sit among unmatched lines, and its diff stops being minimal.
+            fresh = [f"fresh {rng.randrange(10 ** 6)}" for _ in range(rng.randrange(6, 14))]
+            fresh.insert(rng.randrange(2, 5), "")
+            out[pos:pos] = fresh
         elif op < 0.7 and out:
             del out[pos:pos + rng.randrange(1, 5)]
         elif out:
@@ -269,14 +283,37 @@ def encode(rng: random.Random, lines: list[str]) -> bytes:
     return data[:-len(end)] if data and rng.random() < 0.2 else data
 
 
+def blanks_and_blocks(rng: random.Random) -> tuple[list[str], list[str]]:
+    """Mostly blank or repeated lines, then blocks of new lines (each holding a blank) and cuts.
+
+    This is where git's preprocessing shows: a blank among new lines is dropped from the
+    Myers input, so git's diff is longer than a minimal one (about a quarter of these cases).
+    """
+    old = [rng.choice(["", "", "x", "}"]) if rng.random() < 0.8 else f"l{rng.randrange(1000)}"
+           for _ in range(rng.choice([40, 80]))]
+    new = list(old)
+    for _ in range(10):
+        pos = rng.randrange(len(new) + 1)
+        if rng.random() < 0.5:
+            block = [f"f{rng.randrange(10 ** 6)}" for _ in range(rng.randrange(3, 12))]
+            block.insert(rng.randrange(1, 3), "")
+            new[pos:pos] = block
+        else:
+            del new[pos:pos + rng.randrange(1, 6)]
+    return old, new
+
+
 def random_trees(tmp_path: Path, cases: int = 200, seed: int = 17) -> tuple[Path, Path]:
     rng = random.Random(seed)
     spec_a, spec_b = {}, {}
     for n in range(cases):
-        size = rng.choice([0, 1, 3, 8, 20, 60]) if n % 25 else 400
-        lines = random_text(rng, size)
-        spec_a[f"c{n:03}.txt"] = encode(rng, lines)
-        spec_b[f"c{n:03}.txt"] = encode(rng, random_edit(rng, lines))
+        if n % 2:
+            old, new = blanks_and_blocks(rng)
+        else:
+            old = random_text(rng, rng.choice([0, 1, 3, 8, 20, 60]) if n % 25 else 400)
+            new = random_edit(rng, old)
+        spec_a[f"c{n:03}.txt"] = encode(rng, old)
+        spec_b[f"c{n:03}.txt"] = encode(rng, new)
     return make_tree(tmp_path / "a", spec_a), make_tree(tmp_path / "b", spec_b)
 
 
@@ -309,12 +346,32 @@ def test_costly_diff_matches_git(tmp_path: Path) -> None:
     rng = random.Random(5)
     lines = [f"row {rng.randrange(3000)}" for _ in range(3000)]
     other = [line if rng.random() < 0.6 else f"new {rng.randrange(3000)}" for line in lines]
-    rng.shuffle(other[1000:1400])
-    a = make_tree(tmp_path / "a", {"big.txt": "\n".join(lines).encode() + b"\n"})
-    b = make_tree(tmp_path / "b", {"big.txt": "\n".join(other).encode() + b"\n"})
+    # Two unrelated files over 50 common lines: matches everywhere but no long run of them, so
+    # only git's "enough is enough" cut-off ends each split.
+    vocab = [f"word {i}" for i in range(50)]
+    mixed_a = [rng.choice(vocab) for _ in range(2000)]
+    mixed_b = [rng.choice(vocab) for _ in range(2000)]
+    a = make_tree(tmp_path / "a", {"big.txt": "\n".join(lines).encode() + b"\n",
+                                   "mixed.txt": "\n".join(mixed_a).encode() + b"\n"})
+    b = make_tree(tmp_path / "b", {"big.txt": "\n".join(other).encode() + b"\n",
+                                   "mixed.txt": "\n".join(mixed_b).encode() + b"\n"})
     result = run_diff(a, b)
     assert engine_numstat(result) == git_numstat(a, b)
     assert diff.whole_patch(result) == git_patch(a, b, tmp_path)
+
+
+def test_indent_heuristic_places_hunks_like_git(tmp_path: Path) -> None:
+    """An inserted block that could slide is placed where git's indent heuristic puts it."""
+    def_a = b"def a():\n    if x:\n        pass\n\n    return 1\n\n\ndef c():\n    return 3\n"
+    def_b = (b"def a():\n    if x:\n        pass\n\n    if y:\n        pass\n\n    return 1\n\n\n"
+             b"def b():\n    return 2\n\n\ndef c():\n    return 3\n")
+    c_a = b"int f() {\n\tif (a) {\n\t\tg();\n\t}\n}\n"
+    c_b = b"int f() {\n\tif (a) {\n\t\tg();\n\t}\n\tif (b) {\n\t\tg();\n\t}\n}\n"
+    a = make_tree(tmp_path / "a", {"m.py": def_a, "f.c": c_a})
+    b = make_tree(tmp_path / "b", {"m.py": def_b, "f.c": c_b})
+    patch = diff.whole_patch(run_diff(a, b))
+    assert patch == git_patch(a, b, tmp_path)
+    assert "+\tif (b) {\n+\t\tg();\n+\t}\n" in patch  # not the "}\n+\tif (b) {\n+\t\tg();" slide
 
 
 # --- the rest of the contract -------------------------------------------------------------------
