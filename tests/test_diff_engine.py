@@ -197,6 +197,9 @@ CASES: dict[str, tuple[dict, dict]] = {
     "no_newline_context": ({"n.txt": b"a\nb\nc\nd"}, {"n.txt": b"A\nb\nc\nd"}),
     "unicode": ({"ünï/çödé.txt": "héllo\nwörld\n☃\n".encode()},
                 {"ünï/çödé.txt": "héllo\nwêrld\n☃\n🎉\n".encode(), "with space.txt": b"s\n"}),
+    "rename_odd_names": ({"ä/x y.txt": b"u\n", 'q"uo\\te\tx': b"q\n"},
+                         {"ö/x y.txt": b"u\n", 'q"uo\\te\tx': b"Q\n"}),
+    "file_becomes_directory": ({"d": b"file\n"}, {"d/inner.txt": b"inner\n"}),
     "symlink_target": ({"link": (LINK, "t1")}, {"link": (LINK, "t2")}),
     "typechange": ({"link": (LINK, "target")}, {"link": b"target\n"}),
 }
@@ -236,9 +239,9 @@ def test_all_cases_in_one_tree(tmp_path: Path) -> None:
     summary = result["summary"]
     assert {k: summary[k] for k in statuses} == statuses
     assert summary["filesChanged"] == len(result["files"]) == sum(statuses.values())
-    # Three renames: the two cases, and the empty file removed in one case and added in another,
-    # which git pairs too (see the numstat and patch equalities above).
-    assert summary["renamed"] == 3 and summary["modeChanged"] == 1
+    # Four renames: the three rename cases, and the empty file removed in one case and added in
+    # another, which git pairs too (see the numstat and patch equalities above).
+    assert summary["renamed"] == 4 and summary["modeChanged"] == 1
     assert any(e.get("oldPath") == "empty_removed/empty.txt" for e in result["files"])
     assert summary["binaryChanged"] == 3  # img.bin modified, old.bin removed, new.bin added
     assert summary["linesAdded"] == sum(e["added"] or 0 for e in result["files"])

@@ -89,44 +89,45 @@ def _bogosqrt(n: int) -> int:
     return i
 
 
-def _keeps_multimatch(action: list[int], i: int, length: int) -> bool:
-    """False when line ``i`` (matched too often) sits inside a run of unmatched lines.
+def _multimatch_kept(action: list[int]) -> list[bool]:
+    """For each line matched too often: False when it sits inside a run of unmatched lines.
 
-    xprepare.c's xdl_clean_mmatch: such a line is dropped from the Myers input only when the
-    runs on both sides of it (within 100 lines) contain unmatched lines and the multi-match
-    lines are at most a quarter of the whole run.
+    xprepare.c's xdl_clean_mmatch: such a line is dropped from the Myers input when the runs of
+    non-kept lines on both sides of it (each cut at a kept line and at 100 lines) both hold
+    unmatched lines, and the multi-match lines are at most a quarter of the two runs. Prefix
+    counts give each answer in constant time (git rescans up to 200 lines per line).
     """
-    start = max(0, i - _SIMSCAN_WINDOW)
-    end = min(length - 1, i + _SIMSCAN_WINDOW)
-    unmatched_before, multi_before = 0, 1
-    r = 1
-    while i - r >= start:
-        kind = action[i - r]
+    length = len(action)
+    unmatched_before = [0] * (length + 1)  # unmatched lines in action[:k]
+    for k, kind in enumerate(action):
+        unmatched_before[k + 1] = unmatched_before[k] + (kind == _DISCARD)
+    prev_keep = [-1] * length
+    last = -1
+    for k, kind in enumerate(action):
+        prev_keep[k] = last
         if kind == _KEEP:
-            break
-        if kind == _DISCARD:
-            unmatched_before += 1
-        else:
-            multi_before += 1
-        r += 1
-    if unmatched_before == 0:
-        return True
-    unmatched_after, multi_after = 0, 1
-    r = 1
-    while i + r <= end:
-        kind = action[i + r]
-        if kind == _KEEP:
-            break
-        if kind == _DISCARD:
-            unmatched_after += 1
-        else:
-            multi_after += 1
-        r += 1
-    if unmatched_after == 0:
-        return True
-    unmatched = unmatched_before + unmatched_after
-    multi = multi_before + multi_after
-    return not multi * _KPDIS_RUN < multi + unmatched
+            last = k
+    next_keep = [length] * length
+    last = length
+    for k in range(length - 1, -1, -1):
+        next_keep[k] = last
+        if action[k] == _KEEP:
+            last = k
+    kept = [True] * length
+    for i, kind in enumerate(action):
+        if kind != _INVESTIGATE:
+            continue
+        lo = max(prev_keep[i] + 1, i - _SIMSCAN_WINDOW)
+        dis0 = unmatched_before[i] - unmatched_before[lo]
+        if dis0 == 0:
+            continue
+        hi = min(next_keep[i] - 1, i + _SIMSCAN_WINDOW, length - 1)
+        dis1 = unmatched_before[hi + 1] - unmatched_before[i + 1]
+        if dis1 == 0:
+            continue
+        multi = 2 + (i - lo - dis0) + (hi - i - dis1)  # each side counts line i itself once
+        kept[i] = not multi * _KPDIS_RUN < multi + dis0 + dis1
+    return kept
 
 
 def _kept_records(ids: list[int], count_other: dict[int, int], start: int, stop: int) -> tuple[list[int], list[int]]:
@@ -136,30 +137,32 @@ def _kept_records(ids: list[int], count_other: dict[int, int], start: int, stop:
     for k in range(start, stop):
         matches = count_other.get(ids[k], 0)
         action.append(_DISCARD if matches == 0 else _KEEP if matches < limit else _INVESTIGATE)
+    multi_kept = _multimatch_kept(action)
     kept, dropped = [], []
-    length = len(action)
     for offset, kind in enumerate(action):
-        if kind == _INVESTIGATE:
-            kind = _KEEP if _keeps_multimatch(action, offset, length) else _DISCARD
-        (kept if kind == _KEEP else dropped).append(start + offset)
+        if kind == _KEEP or (kind == _INVESTIGATE and multi_kept[offset]):
+            kept.append(start + offset)
+        else:
+            dropped.append(start + offset)
     return kept, dropped
 
 
 def _split(h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: int,
-           kvdf: list[int], kvdb: list[int], base: int, need_min: bool, mxcost: int,
+           kvdf: list[int], kvdb: list[int], need_min: bool, mxcost: int,
            clock: Callable[[], float] | None, deadline: float) -> tuple[int, int, bool, bool]:
     """xdiffi.c's xdl_split: the middle snake of a box, or git's heuristic cut of an expensive one.
 
-    Returns (i1, i2, minimal below, minimal above). ``kvdf``/``kvdb`` are indexed by
-    diagonal + ``base``.
+    Returns (i1, i2, minimal below, minimal above). ``kvdf``/``kvdb`` are indexed by diagonal:
+    negative diagonals (down to -n2 - 1) wrap to the end of the lists, which are long enough
+    (n1 + n2 + 3) that they never meet the positive ones (up to n1 + 1).
     """
     dmin, dmax = off1 - lim2, lim1 - off2
     fmid, bmid = off1 - off2, lim1 - lim2
     odd = (fmid - bmid) & 1
     fmin = fmax = fmid
     bmin = bmax = bmid
-    kvdf[fmid + base] = off1
-    kvdb[bmid + base] = lim1
+    kvdf[fmid] = off1
+    kvdb[bmid] = lim1
     big = 1 << 62
     ec = 0
     while True:
@@ -169,19 +172,19 @@ def _split(h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: 
         got_snake = False
         if fmin > dmin:
             fmin -= 1
-            kvdf[fmin - 1 + base] = -1
+            kvdf[fmin - 1] = -1
         else:
             fmin += 1
         if fmax < dmax:
             fmax += 1
-            kvdf[fmax + 1 + base] = -1
+            kvdf[fmax + 1] = -1
         else:
             fmax -= 1
         for d in range(fmax, fmin - 1, -2):
-            if kvdf[d - 1 + base] >= kvdf[d + 1 + base]:
-                i1 = kvdf[d - 1 + base] + 1
+            if kvdf[d - 1] >= kvdf[d + 1]:
+                i1 = kvdf[d - 1] + 1
             else:
-                i1 = kvdf[d + 1 + base]
+                i1 = kvdf[d + 1]
             prev1 = i1
             i2 = i1 - d
             while i1 < lim1 and i2 < lim2 and h1[i1] == h2[i2]:
@@ -189,25 +192,25 @@ def _split(h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: 
                 i2 += 1
             if i1 - prev1 > _SNAKE_CNT:
                 got_snake = True
-            kvdf[d + base] = i1
-            if odd and bmin <= d <= bmax and kvdb[d + base] <= i1:
+            kvdf[d] = i1
+            if odd and bmin <= d <= bmax and kvdb[d] <= i1:
                 return i1, i2, True, True
 
         if bmin > dmin:
             bmin -= 1
-            kvdb[bmin - 1 + base] = big
+            kvdb[bmin - 1] = big
         else:
             bmin += 1
         if bmax < dmax:
             bmax += 1
-            kvdb[bmax + 1 + base] = big
+            kvdb[bmax + 1] = big
         else:
             bmax -= 1
         for d in range(bmax, bmin - 1, -2):
-            if kvdb[d - 1 + base] < kvdb[d + 1 + base]:
-                i1 = kvdb[d - 1 + base]
+            if kvdb[d - 1] < kvdb[d + 1]:
+                i1 = kvdb[d - 1]
             else:
-                i1 = kvdb[d + 1 + base] - 1
+                i1 = kvdb[d + 1] - 1
             prev1 = i1
             i2 = i1 - d
             while i1 > off1 and i2 > off2 and h1[i1 - 1] == h2[i2 - 1]:
@@ -215,8 +218,8 @@ def _split(h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: 
                 i2 -= 1
             if prev1 - i1 > _SNAKE_CNT:
                 got_snake = True
-            kvdb[d + base] = i1
-            if not odd and fmin <= d <= fmax and i1 <= kvdf[d + base]:
+            kvdb[d] = i1
+            if not odd and fmin <= d <= fmax and i1 <= kvdf[d]:
                 return i1, i2, True, True
 
         if need_min:
@@ -229,7 +232,7 @@ def _split(h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: 
             found = None
             for d in range(fmax, fmin - 1, -2):
                 dd = d - fmid if d > fmid else fmid - d
-                i1 = kvdf[d + base]
+                i1 = kvdf[d]
                 i2 = i1 - d
                 v = (i1 - off1) + (i2 - off2) - dd
                 if (v > _K_HEUR * ec and v > best and off1 + _SNAKE_CNT <= i1 < lim1
@@ -246,7 +249,7 @@ def _split(h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: 
             best = 0
             for d in range(bmax, bmin - 1, -2):
                 dd = d - bmid if d > bmid else bmid - d
-                i1 = kvdb[d + base]
+                i1 = kvdb[d]
                 i2 = i1 - d
                 v = (lim1 - i1) + (lim2 - i2) - dd
                 if (v > _K_HEUR * ec and v > best and off1 < i1 <= lim1 - _SNAKE_CNT
@@ -265,7 +268,7 @@ def _split(h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: 
         if ec >= mxcost:
             fbest = fbest1 = -1
             for d in range(fmax, fmin - 1, -2):
-                i1 = min(kvdf[d + base], lim1)
+                i1 = min(kvdf[d], lim1)
                 i2 = i1 - d
                 if lim2 < i2:
                     i1 = lim2 + d
@@ -275,7 +278,7 @@ def _split(h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: 
                     fbest1 = i1
             bbest = bbest1 = big
             for d in range(bmax, bmin - 1, -2):
-                i1 = max(off1, kvdb[d + base])
+                i1 = max(off1, kvdb[d])
                 i2 = i1 - d
                 if i2 < off2:
                     i1 = off2 + d
@@ -295,7 +298,6 @@ def _myers(h1: list[int], h2: list[int], clock: Callable[[], float] | None,
     ndiags = n1 + n2 + 3
     kvdf = [0] * ndiags
     kvdb = [0] * ndiags
-    base = n2 + 1
     mxcost = max(_bogosqrt(ndiags), _MAX_COST_MIN)
     gone1: set[int] = set()
     gone2: set[int] = set()
@@ -314,7 +316,7 @@ def _myers(h1: list[int], h2: list[int], clock: Callable[[], float] | None,
         elif off2 == lim2:
             gone1.update(range(off1, lim1))
         else:
-            i1, i2, min_lo, min_hi = _split(h1, off1, lim1, h2, off2, lim2, kvdf, kvdb, base,
+            i1, i2, min_lo, min_hi = _split(h1, off1, lim1, h2, off2, lim2, kvdf, kvdb,
                                             need_min, mxcost, clock, deadline)
             boxes.append((i1, lim1, i2, lim2, min_hi))
             boxes.append((off1, i1, off2, i2, min_lo))
