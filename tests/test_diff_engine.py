@@ -364,17 +364,13 @@ def test_costly_diff_matches_git(tmp_path: Path) -> None:
 
 
 def test_indent_heuristic_places_hunks_like_git(tmp_path: Path) -> None:
-    """An inserted block that could slide is placed where git's indent heuristic puts it."""
-    def_a = b"def a():\n    if x:\n        pass\n\n    return 1\n\n\ndef c():\n    return 3\n"
-    def_b = (b"def a():\n    if x:\n        pass\n\n    if y:\n        pass\n\n    return 1\n\n\n"
-             b"def b():\n    return 2\n\n\ndef c():\n    return 3\n")
-    c_a = b"int f() {\n\tif (a) {\n\t\tg();\n\t}\n}\n"
-    c_b = b"int f() {\n\tif (a) {\n\t\tg();\n\t}\n\tif (b) {\n\t\tg();\n\t}\n}\n"
-    a = make_tree(tmp_path / "a", {"m.py": def_a, "f.c": c_a})
-    b = make_tree(tmp_path / "b", {"m.py": def_b, "f.c": c_b})
+    """An inserted block that could slide is placed where git's indent heuristic puts it, whole."""
+    a = make_tree(tmp_path / "a", {"f.c": b"{\n\tone();\n}\n\n{\n\ttwo();\n}\n"})
+    b = make_tree(tmp_path / "b", {"f.c": b"{\n\tone();\n}\n\n{\n\tmid();\n}\n\n{\n\ttwo();\n}\n"})
     patch = diff.whole_patch(run_diff(a, b))
     assert patch == git_patch(a, b, tmp_path)
-    assert "+\tif (b) {\n+\t\tg();\n+\t}\n" in patch  # not the "}\n+\tif (b) {\n+\t\tg();" slide
+    # Slid as far down as it goes, the block would read "+\tmid();\n+}\n+\n+{\n".
+    assert "\n+{\n+\tmid();\n+}\n+\n" in patch
 
 
 # --- the rest of the contract -------------------------------------------------------------------
@@ -394,6 +390,22 @@ def test_unchanged_files_are_not_read(tmp_path: Path) -> None:
     result = diff.diff_trees(tree_rows(a), tree_rows(b), reader(a, log_a), reader(b, log_b))
     assert [e["path"] for e in result["files"]] == ["changed.txt"]
     assert log_a == log_b == ["changed.txt"]
+
+
+def test_rows_without_digests_give_the_same_diff(tmp_path: Path) -> None:
+    """Without sha256 in the rows, contents are compared by reading, with the same result (renames included)."""
+    a, b = all_cases(tmp_path)
+    bare_a = [(r[0], r[1], None, *r[3:]) for r in tree_rows(a)]
+    bare_b = [(r[0], r[1], None, *r[3:]) for r in tree_rows(b)]
+    bare = diff.diff_trees(bare_a, bare_b, reader(a), reader(b), time_budget=120)
+    assert bare == run_diff(a, b)
+
+
+def test_negative_context_is_refused(tmp_path: Path) -> None:
+    """A negative context is INVALID_ARGUMENT on the context field."""
+    with pytest.raises(CodenavError) as caught:
+        diff.diff_trees([], [], reader(tmp_path), reader(tmp_path), context=-1)
+    assert (caught.value.code, caught.value.details) == ("INVALID_ARGUMENT", {"field": "context"})
 
 
 def test_prefix_and_filter_select_files(tmp_path: Path) -> None:
