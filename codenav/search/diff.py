@@ -19,6 +19,8 @@ Contract:
 - The patch is git's extended format; binary sections carry full blob ids, so ``git apply``
   accepts them in a repository that holds the new blobs (git refuses a binary section whose
   index line is abbreviated).
+- Binary is the rows' flag (codenav's rule: a NUL in the first 8 KiB, or not UTF-8), so a
+  Latin-1 text that git would count as lines is "Binary files … differ" here.
 - Pure: no I/O of its own, no global state; the output is a plain dict with camelCase keys.
 """
 
