@@ -1,0 +1,1 @@
+"""Searching and comparing the files of a cached target: matching, symbols, differences."""
