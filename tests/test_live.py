@@ -54,7 +54,8 @@ def test_express_matches_npm_pack(real_endpoints, tmp_path):
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
     assert result["target"] == {"registry": "npm", "name": "express", "version": "4.21.2",
-                                "artifact": "express-4.21.2.tgz"}
+                                "artifact": "express-4.21.2.tgz", "verified": True,
+                                "verification": "sha512 of the downloaded file matches the registry's dist.integrity"}
     assert [f["path"] for f in result["files"]] == npm_files
     read = run_cli("read", "npm:express@4.21.2", "package.json")
     assert json.loads(read.stdout)["version"] == "4.21.2"

@@ -35,6 +35,18 @@ class Verification(NamedTuple):
     expected: str = ""  # digest: hex; custom: as the registry states it
     source: str = ""  # against what, in words ("dist.integrity", "the index's sha256")
 
+    @property
+    def verified(self) -> bool:
+        return self.kind != "none"
+
+    def describe(self) -> str:
+        """For the echo: what was checked against what, or why nothing could be."""
+        if self.kind == "digest":
+            return f"{self.algorithm} of the downloaded file matches {self.source}"
+        if self.kind == "custom":
+            return f"{self.algorithm} of the unpacked files matches {self.source}"
+        return f"not verified: {self.source}"
+
     def identity(self) -> str:
         """A stable string that names the artifact's content in the cache key."""
         return self.expected.replace("/", "_").replace("+", "-").replace("=", "")
@@ -59,7 +71,8 @@ class Artifact(NamedTuple):
         return f"{self.registry}/{safe}/{_safe(self.version)}-{identity[:16]}"
 
     def echo(self) -> dict[str, Any]:
-        return {"registry": self.registry, "name": self.name, "version": self.version, "artifact": self.filename}
+        return {"registry": self.registry, "name": self.name, "version": self.version, "artifact": self.filename,
+                "verified": self.verification.verified, "verification": self.verification.describe()}
 
 
 def _safe(text: str) -> str:

@@ -250,7 +250,8 @@ def _artifact(name: str, version: str, manifest: object, what: str) -> Artifact:
         registry=PREFIX, name=name, version=version,
         filename=posixpath.basename(urlsplit(tarball).path) or f"{name}-{version}.tgz",
         url=tarball, unpack=Unpack("tar", strip_components=1),
-        verification=Verification("digest", algorithm, digest, "dist.integrity" if algorithm != "sha1" else "dist.shasum"),
+        verification=Verification("digest", algorithm, digest,
+                                  "the registry's dist.integrity" if algorithm != "sha1" else "the registry's dist.shasum"),
         headers=auth_headers(tarball),
     )
 

@@ -294,5 +294,5 @@ def resolve(name: str, wanted: str | None) -> Artifact:
     return Artifact(
         registry=PREFIX, name=name, version=version, filename=filename, url=chosen["url"],
         unpack=Unpack("zip" if filename.endswith((".whl", ".zip")) else "tar", required_prefix=prefix),
-        verification=Verification("digest", "sha256", chosen["sha256"].lower(), "the index's sha256"),
+        verification=Verification("digest", "sha256", chosen["sha256"].lower(), "the sha256 the index lists"),
     )
