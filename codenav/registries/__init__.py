@@ -1,0 +1,1 @@
+"""Package registries: version grammars and pickers (npm semver, PEP 440)."""
