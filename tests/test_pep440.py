@@ -1,7 +1,7 @@
 """codenav.registries.pep440 against current pip: its vendored ``packaging`` and pip itself.
 
-The oracle is the newest pip from the package index (its wheel, imported from the zip or run
-as ``python pip.whl/pip``), because ``packaging`` changed its prerelease rules in 26.0 and a
+The oracle is the newest pip from the package index (its wheel, unpacked and put first on
+``PYTHONPATH``), because ``packaging`` changed its prerelease rules in 26.0 and a
 venv's bundled pip may be older. Without the index the tests skip.
 """
 
@@ -104,9 +104,18 @@ def pip_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def oracle(pip_wheel: Path) -> dict:
+def pip_dir(pip_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wheel unpacked, so its modules compile once instead of on every zip import."""
+    dest = tmp_path_factory.mktemp("pip-unpacked")
+    with zipfile.ZipFile(pip_wheel) as zf:
+        zf.extractall(dest)
+    return dest
+
+
+@pytest.fixture(scope="module")
+def oracle(pip_dir: Path) -> dict:
     proc = subprocess.run(
-        [sys.executable, "-c", ORACLE, str(pip_wheel)], input=json.dumps({"versions": VERSIONS, "specs": SPECIFIERS}),
+        [sys.executable, "-c", ORACLE, str(pip_dir)], input=json.dumps({"versions": VERSIONS, "specs": SPECIFIERS}),
         capture_output=True, text=True, timeout=120, env=_clean_env(),
     )
     assert proc.returncode == 0, proc.stderr
@@ -224,12 +233,12 @@ def simple_index(tmp_path_factory: pytest.TempPathFactory):
     server.server_close()
 
 
-def _pip_picks(pip_wheel: Path, index: str, spec: str, dest: Path) -> str | None:
+def _pip_picks(pip_dir: Path, index: str, spec: str, dest: Path) -> str | None:
     requirement = f"demo=={spec}" if pep440.parse(spec) else f"demo{spec}"
     proc = subprocess.run(
-        [sys.executable, str(pip_wheel / "pip"), "download", "--no-deps", "--no-cache-dir", "--quiet", "-d", str(dest),
+        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-cache-dir", "--quiet", "-d", str(dest),
          "--index-url", index, requirement],
-        capture_output=True, text=True, timeout=300, env=_clean_env(),
+        capture_output=True, text=True, timeout=300, env={**_clean_env(), "PYTHONPATH": str(pip_dir)},
     )
     got = [p.name for p in dest.glob("demo-*.whl")]
     if proc.returncode != 0:
@@ -239,14 +248,14 @@ def _pip_picks(pip_wheel: Path, index: str, spec: str, dest: Path) -> str | None
     return got[0][len("demo-"):-len("-py3-none-any.whl")]
 
 
-def test_pick_table_matches_real_pip(pip_wheel: Path, simple_index: str, tmp_path: Path) -> None:
+def test_pick_table_matches_real_pip(pip_dir: Path, simple_index: str, tmp_path: Path) -> None:
     """Real pip download against a local index with yanked releases and prereleases picks what pick() picks, case by case."""
     from concurrent.futures import ThreadPoolExecutor
 
     releases = {v: {"yanked": y} for v, y in RELEASES.items()}
     with ThreadPoolExecutor(max_workers=2) as pool:
         pip = dict(zip([s for s, _w, _y in PICKS], pool.map(
-            lambda i: _pip_picks(pip_wheel, simple_index, PICKS[i][0], tmp_path / str(i)), range(len(PICKS))), strict=True))
+            lambda i: _pip_picks(pip_dir, simple_index, PICKS[i][0], tmp_path / str(i)), range(len(PICKS))), strict=True))
     assert {s: pep440.pick(releases, s) for s, _w, _y in PICKS} == pip
 
 
