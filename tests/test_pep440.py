@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import random
 import subprocess
 import sys
 import threading
@@ -152,6 +153,54 @@ def test_contains_and_filter_match_packaging(oracle: dict, mode: str, pre: bool 
     filtered = {s: pep440.parse_specifier(s).filter(good, prereleases=pre) for s in oracle["filter"][mode]}
     assert contains == oracle["contains"][mode]
     assert filtered == oracle["filter"][mode]
+
+
+def generated(seed: int) -> tuple[list[str], list[str]]:
+    """Versions and specifier sets assembled from PEP 440's pieces, odd spellings and mistakes included."""
+    rnd = random.Random(seed)
+
+    def version() -> str:
+        text = rnd.choice(["", "", "", "1!"]) + ".".join(str(rnd.choice([0, 0, 1, 2, 10])) for _ in range(rnd.choice([1, 2, 3])))
+        text += rnd.choice(["", "", "a1", "b2", "rc1", "-alpha", "c", "pre2"])
+        text += rnd.choice(["", "", ".post1", "-1", "post", ".rev2"])
+        text += rnd.choice(["", "", ".dev0", "dev3"])
+        return text + rnd.choice(["", "", "", "+loc", "+1.a"])
+
+    versions = sorted({version() for _ in range(120)})
+    specs = []
+    for _ in range(250):
+        clauses = []
+        for _ in range(rnd.choice([1, 1, 2, 3])):
+            op, v = rnd.choice(["==", "!=", "<=", ">=", "<", ">", "~=", "==="]), version()
+            if op in ("==", "!=") and rnd.random() < 0.3:
+                v = v.split("+")[0].split("a")[0].split("-")[0] + ".*"
+            clauses.append(op + rnd.choice(["", " "]) + v)
+        specs.append(",".join(clauses))
+    return versions, specs
+
+
+def test_generated_specifiers_match_packaging(pip_dir: Path) -> None:
+    """Hundreds of generated specifier sets agree with packaging on validity, contains() and filter() in every prereleases mode."""
+    versions, specs = generated(440)
+    proc = subprocess.run(
+        [sys.executable, "-c", ORACLE, str(pip_dir)], input=json.dumps({"versions": versions, "specs": specs}),
+        capture_output=True, text=True, timeout=120, env=_clean_env(),
+    )
+    assert proc.returncode == 0, proc.stderr
+    expected = json.loads(proc.stdout)
+    good = [v for v in versions if pep440.parse(v)]
+    assert [str(v) if (v := pep440.parse(t)) else None for t in versions] == expected["version"]
+    valid = []
+    for s in specs:
+        try:
+            valid.append(pep440.parse_specifier(s) is not None)
+        except CodenavError:
+            valid.append(False)
+    assert valid == expected["spec"]
+    for mode, pre in (("none", None), ("true", True), ("false", False)):
+        sets = {s: pep440.parse_specifier(s) for s in expected["contains"][mode]}
+        assert {s: [ss.contains(v, prereleases=pre) for v in good] for s, ss in sets.items()} == expected["contains"][mode]
+        assert {s: ss.filter(good, prereleases=pre) for s, ss in sets.items()} == expected["filter"][mode]
 
 
 # -- the picker, against pip download over a local PEP 503 index ---------------------------------
