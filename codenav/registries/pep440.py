@@ -229,7 +229,7 @@ class SpecifierSet:
     def _member(self, raw: str, v: Version | None) -> bool:
         if v is None:
             # Only === can match a string that is no version; the empty set lets it through.
-            return all(s.operator == "===" and s.matches(v, raw) for s in self.specifiers)  # type: ignore[arg-type]
+            return all(s.operator == "===" and s.matches(v, raw) for s in self.specifiers)
         return all(s.matches(v, raw) for s in self.specifiers)
 
     def contains(self, version: str, prereleases: bool | None = None) -> bool:
@@ -268,6 +268,7 @@ def parse_specifier(text: str) -> SpecifierSet:
 
 
 def contains(version: str, spec: str, prereleases: bool | None = None) -> bool:
+    """``parse_specifier(spec).contains(version, prereleases)``."""
     return parse_specifier(spec).contains(version, prereleases)
 
 

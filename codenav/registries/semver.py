@@ -399,6 +399,7 @@ def max_satisfying(
 
 
 def is_valid_range(text: str, *, loose: bool = False) -> bool:
+    """Whether ``text`` is a valid range (an exact version is one too), like node-semver's validRange."""
     try:
         parse_range(text, loose=loose)
     except CodenavError:
@@ -436,10 +437,11 @@ def is_range(text: str) -> bool:
 
 
 def _js_truthy(value: object) -> bool:
-    # npm tests `manifest.deprecated` for JavaScript truth: any non-empty message, true, an object.
-    if value is None or value is False or value == "" or value == 0:
-        return isinstance(value, (dict, list))
-    return value == value  # NaN is false
+    # npm tests `manifest.deprecated` for JavaScript truth: any non-empty message, true, an
+    # object; not "", false, 0, null or NaN.
+    if isinstance(value, (dict, list)):
+        return True
+    return bool(value) and value == value
 
 
 def pick(versions: dict[str, dict], dist_tags: dict[str, str], wanted: str | None) -> str | None:
