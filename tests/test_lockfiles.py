@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.fakes.registry import FakeNpm
 
 from codenav.lockfiles import Locked, find_locked, yaml_subset
 from tests.fakes.http import FakeServer
+from tests.fakes.npm import FakeNpm
 
 DATA = Path(__file__).resolve().parent / "data" / "lockfiles"
 ROOT = Path(__file__).resolve().parent.parent

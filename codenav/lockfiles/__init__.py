@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 
 from ._common import REGISTRY
+from .locked import Locked, reason_of
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 
@@ -55,38 +56,6 @@ _MANAGER_FILES = {"bun": ("bun.lock",), "pnpm": ("pnpm-lock.yaml",), "yarn": ("y
 _TOOL_FILES = (("[tool.uv", "uv.lock"), ("[tool.poetry", "poetry.lock"), ("[tool.pdm", "pdm.lock"))
 
 
-class Locked:
-    """Where the project's version of a package comes from.
-
-    ``version``: the version to fetch, or None for a non-registry copy (see ``source``);
-    ``name``: the package to fetch (the alias target when the request named an alias);
-    ``kind``: "lockfile" or "installed"; ``file``: the file it was read from, relative to the
-    start directory, '/'-separated; ``entry``: its key in that file; ``other_versions``: the
-    other versions locked for the package, highest first; ``warnings``: one-line strings;
-    ``source``: "registry", "git", "file", "link", "workspace", "directory" or "url";
-    ``ref``: the git commit or local path of a non-registry copy.
-    """
-
-    __slots__ = ("name", "version", "kind", "file", "entry", "other_versions", "warnings", "source", "ref")
-
-    def __init__(self, name: str, version: str | None, kind: str, file: str, entry: str,
-                 other_versions: list[str] | None = None, warnings: list[str] | None = None,
-                 source: str = REGISTRY, ref: str | None = None) -> None:
-        self.name, self.version, self.kind, self.file, self.entry = name, version, kind, file, entry
-        self.other_versions = list(other_versions or [])
-        self.warnings = list(warnings or [])
-        self.source, self.ref = source, ref
-
-    def _fields(self) -> tuple:
-        return tuple(getattr(self, f) for f in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Locked) and self._fields() == other._fields()
-
-    def __repr__(self) -> str:
-        return "Locked(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__) + ")"
-
-
 def find_locked(registry: str, name: str, start_dir: str) -> Locked | None:
     """The version the project around ``start_dir`` locks (or has installed) for ``name``.
 
@@ -96,7 +65,7 @@ def find_locked(registry: str, name: str, start_dir: str) -> Locked | None:
     if registry not in ("npm", "pypi"):
         return None
     if registry == "pypi":
-        from ..targets import pep503
+        from ..registries.pypi import pep503
         name = pep503(name)
     start = os.path.abspath(start_dir)
     warnings: list[str] = []
@@ -117,21 +86,12 @@ def find_locked(registry: str, name: str, start_dir: str) -> Locked | None:
         else:
             hit = installed.python_installed(name, env, start, warnings)
     except OSError as e:
-        warnings.append(f"the installed copy could not be read ({_reason(e)})")
+        warnings.append(f"the installed copy could not be read ({reason_of(e)})")
         hit = None
     if hit is not None:
         hit.warnings[:0] = warnings
         return hit
     return None
-
-
-def _reason(error: OSError) -> str:
-    import errno
-    if error.errno == errno.ELOOP:
-        return "a symlink loop"
-    if error.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    return error.strerror or "unreadable"
 
 
 def _rel(path: str, start: str) -> str:
@@ -155,7 +115,7 @@ def _walk(registry: str, start: str, warnings: list[str]):
         except FileNotFoundError:
             st = None  # a start directory that does not exist (yet): look above it
         except OSError as e:
-            warnings.append(f"{_rel(d, start)}: directory skipped ({_reason(e)})")
+            warnings.append(f"{_rel(d, start)}: directory skipped ({reason_of(e)})")
             st = None
         if st is not None:
             ident = (st.st_dev, st.st_ino)
@@ -270,7 +230,7 @@ def read_capped(path: str) -> str:
     except IsADirectoryError:
         raise LockfileError("a directory, not a file") from None
     except OSError as e:
-        raise LockfileError(f"cannot be read ({_reason(e)})") from None
+        raise LockfileError(f"cannot be read ({reason_of(e)})") from None
     if len(data) > limit:
         raise LockfileError(f"larger than {_mib(limit)} (CODENAV_MAX_LOCKFILE_BYTES)")
     try:

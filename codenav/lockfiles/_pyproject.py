@@ -15,7 +15,7 @@ from ._common import read_toml
 
 def requirement_name(text: str) -> str | None:
     """The distribution name at the start of a PEP 508 string, normalised."""
-    from ..targets import pep503
+    from ..registries.pypi import pep503
     text = text.strip()
     end = 0
     while end < len(text) and (text[end].isalnum() or (end and text[end] in "._-")):
@@ -24,7 +24,7 @@ def requirement_name(text: str) -> str | None:
 
 
 def _names_of(doc: dict) -> set[str]:
-    from ..targets import pep503
+    from ..registries.pypi import pep503
     names: set[str] = set()
     project = doc.get("project") if isinstance(doc.get("project"), dict) else {}
     lists = [project.get("dependencies")]

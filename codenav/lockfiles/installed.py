@@ -20,8 +20,8 @@ def _rel(path: str, start: str) -> str:
 
 
 def npm_installed(name: str, dirs: list[str], start: str, warnings: list[str]):
-    from . import Locked
     from ._common import read_json_object
+    from .locked import Locked
     for d in dirs:
         path = os.path.join(d, "node_modules", *name.split("/"), "package.json")
         try:
@@ -29,8 +29,8 @@ def npm_installed(name: str, dirs: list[str], start: str, warnings: list[str]):
         except (FileNotFoundError, NotADirectoryError):
             continue
         except OSError as e:
-            from . import _reason
-            warnings.append(f"{_rel(path, start)}: skipped ({_reason(e)})")
+            from .locked import reason_of
+            warnings.append(f"{_rel(path, start)}: skipped ({reason_of(e)})")
             continue
         manifest = read_json_object(path)  # {} for anything but a regular JSON file
         version = manifest.get("version")
@@ -61,7 +61,7 @@ class PythonEnv:
     def dists(self) -> dict[str, tuple[str, str]]:
         """PEP 503 name -> (version, dist-info folder), read from the folder names."""
         if self._dists is None:
-            from ..targets import pep503
+            from ..registries.pypi import pep503
             self._dists = {}
             for sp in self.site_packages:
                 try:
@@ -107,7 +107,9 @@ def python_env(dirs: list[str], root: str) -> PythonEnv:
     import sys
     candidates = []
     active = os.environ.get("VIRTUAL_ENV")
-    if active and _inside(os.path.abspath(active), root):
+    # The active venv counts only inside a real project root: a walk that found no project
+    # ends at the filesystem root, and every venv on the machine is "inside" that.
+    if active and root != os.path.abspath(os.sep) and _inside(os.path.abspath(active), root):
         candidates.append(os.path.abspath(active))
     for d in dirs:
         candidates += [os.path.join(d, ".venv"), os.path.join(d, "venv")]
@@ -160,7 +162,7 @@ def _site_packages(venv: str) -> list[str]:
 
 
 def python_installed(name: str, env: PythonEnv | None, start: str, warnings: list[str]):
-    from . import Locked
+    from .locked import Locked
     if env is None or env.venv is None:
         return None
     hit = env.dists().get(name)

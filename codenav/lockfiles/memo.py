@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sys
 
-from . import Locked
+from .locked import Locked
 
 HEADER = "codenav-lockmemo 1"
 
@@ -85,7 +85,7 @@ def _query(registry: str, name: str, start: str) -> str:
 
 
 def _memo_path(registry: str, name: str, start: str) -> str:
-    from ..entries import state_dir
+    from ..paths import state_dir
     from ..targets import short_hash
     return os.path.join(state_dir(), "lockfiles", short_hash(f"{registry}\t{name}\t{start}") + ".txt")
 

@@ -13,7 +13,7 @@ from ._pyproject import direct_names
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
-    from ..targets import pep503
+    from ..registries.pypi import pep503
     doc = _toml.loads(text)
     packages = doc.get("package")
     if not isinstance(packages, list):

@@ -15,7 +15,7 @@ from ._pyproject import direct_names
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
     import json
 
-    from ..targets import pep503
+    from ..registries.pypi import pep503
     try:
         doc = json.loads(text)
     except ValueError as e:
