@@ -14,8 +14,9 @@ or ``~/.cache/codenav``)::
 
 The modules, in the order a call meets them:
 
-  open.py         the only call a tool makes: ``open_entry(target, wait_ms)`` — the warm
-                  lookup (an alias naming a published entry), else start the indexer and wait
+  __init__.py     the only call a tool makes: ``open_entry(target, wait_ms)`` — the warm
+                  lookup (an alias naming a published entry), else open.py
+  open.py         the cold path: start the indexer and wait for it
   aliases.py      request -> entry key, with the resolution's time to live
   store.py        the read side of a published entry: manifest rows, files, sidecars
   indexing.py     the indexer's side: resolve, download, verify, extract, derive, publish
@@ -23,5 +24,24 @@ The modules, in the order a call meets them:
   indexer.py      ``python -m codenav.cache.indexer JOB``, detached from the caller
   maintenance.py  ``codenav cache list|clear|prune``
 
-A warm call imports open, aliases and store only: nothing heavier than ``os``.
+A warm call imports this package, aliases and store only: nothing heavier than ``os``.
 """
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from ..targets import Target
+    from .store import Entry
+
+
+def open_entry(target: Target, wait_ms: int) -> Entry:
+    """The cached entry of ``target``: warm from its alias, else indexed first (open.py)."""
+    from .aliases import cached
+
+    found = cached(target)  # the warm path: no locks, no subprocess, no pathlib
+    if found is not None:
+        return found
+    from .open import open_target
+
+    return open_target(target, wait_ms)

@@ -1,9 +1,8 @@
-"""Open a target: the warm lookup, else the indexing lifecycle (SPEC §3) — the only call a tool makes.
+"""Open a target that is not cached: the indexing lifecycle (SPEC §3).
 
-``open_entry(target, wait_ms)`` returns the published entry of a target. Warm, it reads one
-alias and one manifest header (aliases.py, store.py) and imports nothing heavier than ``os``.
-Cold, it starts ``python -m codenav.cache.indexer`` in its own session and waits up to
-``wait_ms``; past that it returns INDEXING and the indexer carries on, so a retry finds the
+``cache.open_entry`` tries the warm lookup first (one alias, one manifest header); when that
+misses, ``open_target`` resolves a git ref or re-reads the alias, then starts
+``python -m codenav.cache.indexer`` in its own session and waits up to ``wait_ms``; past that it returns INDEXING and the indexer carries on, so a retry finds the
 entry. Readers never see a half-built entry: an entry exists only once renamed.
 """
 
@@ -25,12 +24,6 @@ if TYPE_CHECKING:
 
 LOG_CAP = 1024 * 1024  # bytes of tmp/indexer.log kept before it is started afresh
 MAX_SPAWNS = 3  # indexers one call may start: a clear or a kill may sweep a build away mid-way
-
-
-def open_entry(target: Target, wait_ms: int) -> store.Entry:
-    """The cached entry of ``target``: warm from its alias, else indexed first."""
-    found = aliases.cached(target)  # the warm path: no locks, no subprocess, no pathlib
-    return found if found is not None else open_target(target, wait_ms)
 
 
 def open_target(target: Target, wait_ms: int) -> store.Entry:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import os
 
 from ..errors import CodenavError, invalid
-from . import discovery
+from . import ask, cached, clean
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -89,16 +89,16 @@ def version_key(version: str) -> tuple:
 def endpoint() -> str:
     for var in (ENDPOINT_VARIABLE, "npm_config_registry", "NPM_CONFIG_REGISTRY"):
         if os.environ.get(var):
-            return discovery.clean(os.environ[var])
+            return clean(os.environ[var])
     rc = _npmrc_values().get("registry")
     if rc:
-        return discovery.clean(rc)
-    return discovery.cached("npm", _ask_npm, ENDPOINT_VARIABLE, "npm registry", "npm")
+        return clean(rc)
+    return cached("npm", _ask_npm, ENDPOINT_VARIABLE, "npm registry", "npm")
 
 
 def _ask_npm() -> str | None:
     # From the caller's directory: npm reads the project's .npmrc there.
-    return discovery.ask(["npm", "config", "get", "registry"], cwd=os.getcwd())
+    return ask(["npm", "config", "get", "registry"], cwd=os.getcwd())
 
 
 def _npmrc_files() -> list[str]:

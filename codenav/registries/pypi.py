@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 from ..errors import CodenavError, invalid
-from . import discovery
+from . import ask, cached, clean
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -82,11 +82,11 @@ def version_key(version: str) -> tuple:
 def endpoint() -> str:
     for var in (ENDPOINT_VARIABLE, "PIP_INDEX_URL"):
         if os.environ.get(var):
-            return discovery.clean(os.environ[var])
+            return clean(os.environ[var])
     configured = _pip_config_index()
     if configured:
-        return discovery.clean(configured)
-    return discovery.cached("pypi", _ask_pip, ENDPOINT_VARIABLE, "Python package index", "pip")
+        return clean(configured)
+    return cached("pypi", _ask_pip, ENDPOINT_VARIABLE, "Python package index", "pip")
 
 
 def _ask_pip() -> str | None:
@@ -94,7 +94,7 @@ def _ask_pip() -> str | None:
     # this interpreter for the constant it uses itself (see docs/decisions.md).
     import sys
 
-    return discovery.ask([sys.executable, "-c", "from pip._internal.models.index import PyPI; print(PyPI.simple_url)"])
+    return ask([sys.executable, "-c", "from pip._internal.models.index import PyPI; print(PyPI.simple_url)"])
 
 
 def _pip_config_files() -> list[str]:

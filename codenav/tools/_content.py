@@ -6,8 +6,7 @@ Both tools answer in one shape so an agent sees one form: ``isBinary``, ``totalL
 
 from __future__ import annotations
 
-from .. import budget, text
-from ..contract import dumps
+from .. import text
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
@@ -40,6 +39,9 @@ def _within_budget(base: dict[str, Any], window: text.Window, chosen: list[str],
     itself is measured and the content budget shrunk until it fits. One line is left for the
     hint, which the budget includes.
     """
+    from .. import budget
+    from ..contract import dumps
+
     room = budget.BUDGET_BYTES - 1024  # the fields around the content
     while True:
         kept, cut = budget.fit_lines(chosen, max_bytes=room, max_lines=budget.BUDGET_LINES - 1)
@@ -65,6 +67,8 @@ def _shaped(base: dict[str, Any], window: text.Window, kept: list[str], cut: boo
 
 def _cut_hint(window: text.Window, last: int, shortened: bool, asked_end: int | None) -> str:
     following = last + 1
+    from .. import budget
+
     hint = (f"Output cut at the {budget.BUDGET_BYTES // 1024} KiB / {budget.BUDGET_LINES}-line budget: "
             f"lines {window.start}-{last} of {window.total} shown.")
     if shortened:

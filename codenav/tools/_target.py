@@ -33,7 +33,7 @@ def split_cli(ns: Any, usage: str, names: tuple[str, ...], optional: int = 0) ->
 
 
 def open_entry(args: dict[str, Any]):
-    from ..cache.open import open_entry as open_cached
+    from ..cache import open_entry as open_cached
 
     return open_cached(from_args(args), wait_ms(args))
 
