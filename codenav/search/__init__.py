@@ -1,0 +1,1 @@
+"""Searching inside a cached entry: symbols (definitions) by name."""
