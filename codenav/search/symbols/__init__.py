@@ -19,9 +19,10 @@ Index format (version 1), UTF-8, ``\\n``-terminated lines. The first line is the
 not say); ``container`` and ``doc`` are empty when absent. In every field a backslash, tab,
 newline and carriage return are written ``\\\\``, ``\\t``, ``\\n``, ``\\r``.
 
-Ordering of ``query`` results: a case-exact match, then a case-insensitive exact match, then
-a prefix match, then a substring match; within each, exported before unsaid before internal,
-source before tests, shallower paths first, then path and line.
+Ordering of ``query`` results: exact matches, then prefix matches, then substring matches;
+within each, exported before unsaid before internal, then source before tests, then the
+letter case matching the query before a case-insensitive match, then shallower paths first,
+then path and line.
 """
 
 from __future__ import annotations
@@ -256,13 +257,13 @@ def query(index_file: str, text: str, match: str = "exact", case_sensitive: bool
                 name = f"{container}.{name}" if container else name
             folded = name if case_sensitive else name.lower()
             if folded == needle:
-                rank = 0 if name == text else 1
+                tier, case_rank = 0, name != text
             elif match == "exact":
                 continue
             elif folded.startswith(needle):
-                rank = 2
+                tier, case_rank = 1, not name.startswith(text)
             elif match == "substring" and needle in folded:
-                rank = 3
+                tier, case_rank = 2, text not in name
             else:
                 continue
             if wanted_kinds is not None and fields[1] not in wanted_kinds:
@@ -270,7 +271,7 @@ def query(index_file: str, text: str, match: str = "exact", case_sensitive: bool
             path = _unescape(fields[2])
             if path_prefix and not path.startswith(path_prefix):
                 continue
-            key = (rank, _EXPORT_RANK.get(fields[6], 1), is_test_path(path), path.count("/"), path,
+            key = (tier, _EXPORT_RANK.get(fields[6], 1), is_test_path(path), case_rank, path.count("/"), path,
                    int(fields[3]))
             ranked.append((key, line))
     ranked.sort(key=lambda pair: pair[0])

@@ -617,11 +617,15 @@ class _Scanner:
                 if self.val(i) == ":":
                     i = self.skip_type(i + 1)
                 member_kind = "property"
+                sig_end = i
                 if self.val(i) == "=":
-                    if self.function_value(i + 1)[0] == "function":
-                        member_kind = "method"
+                    value_kind, value_sig_end = self.function_value(i + 1)
                     i = self.skip_expression(i + 1, stop_comma=False)
-                symbol = self.emit(name, member_kind, start, i - 1, container, False, self.signature(start, i),
+                    if value_kind == "function":
+                        member_kind, sig_end = "method", value_sig_end
+                    else:
+                        sig_end = i
+                symbol = self.emit(name, member_kind, start, i - 1, container, False, self.signature(start, sig_end),
                                    doc_at, name_at)
             self.members.append((symbol, private))
         return i
@@ -716,8 +720,7 @@ class _Scanner:
                 continue
             member_at = j
             if self.typ(j) not in (NAME, STRING):
-                j = self.skip_expression(j, stop_comma=True)
-                j = j if self.val(j) != ")" else j + 1
+                j = max(self.skip_expression(j, stop_comma=True), j + 1)
                 continue
             member = self.val(j)[1:-1] if self.typ(j) == STRING else self.val(j)
             end = self.skip_expression(j + 1, stop_comma=True) if self.val(j + 1) == "=" else j + 1
@@ -865,7 +868,7 @@ class _Scanner:
 
     def assignment(self, start: int, i: int, container: str, doc_at: int) -> int | None:
         """``a.b.c = value`` statements (CommonJS exports, prototype methods, ``obj.x = function``)."""
-        targets: list[list[str]] = []
+        targets: list[tuple[list[str], int]] = []  # (a.b.c, index of its last name)
         j = i
         while self.is_name(j):
             chain = [self.val(j)]
@@ -875,7 +878,7 @@ class _Scanner:
                 k += 2
             if self.val(k) != "=":
                 break
-            targets.append(chain)
+            targets.append((chain, k - 1))
             j = k + 1
         if not targets:
             return None
@@ -883,7 +886,7 @@ class _Scanner:
         end = self.skip_expression(j)
         rhs_name = self.val(j) if self.is_name(j) and j + 1 == end else None
         sig_to = sig_end if kind == "function" else end
-        for chain in targets:
+        for chain, name_at in targets:
             if chain == ["module", "exports"] or chain == ["exports"]:
                 self.is_module = True
                 if chain == ["exports"]:
@@ -905,7 +908,7 @@ class _Scanner:
                     continue
                 symbol_kind = kind if kind in ("function", "class") else "variable"
                 self.emit(member[0], symbol_kind, start, end - 1, container, True, self.signature(start, sig_to),
-                          doc_at, i)
+                          doc_at, name_at)
                 if rhs_name:
                     self.exported_names.add(rhs_name)
                 continue
@@ -918,7 +921,7 @@ class _Scanner:
             owner = [part for part in chain[:-1] if part != "prototype"]
             symbol_kind = "method" if kind == "function" else "property"
             symbol = self.emit(chain[-1], symbol_kind, start, end - 1, ".".join(owner), False,
-                               self.signature(start, sig_to), doc_at, i)
+                               self.signature(start, sig_to), doc_at, name_at)
             self.members.append((symbol, chain[-1].startswith("_")))
         return end + 1 if self.val(end) == ";" else end
 
@@ -991,9 +994,9 @@ class _Scanner:
                 pairs.append((local, alias, alias_at))
             j += 1
         end = close
-        source = self.val(close + 1) == "from"
+        source = self.val(close) == "from"
         if source:
-            end = close + 3 if self.typ(close + 2) == STRING else close + 2
+            end = close + 2 if self.typ(close + 1) == STRING else close + 1
         signature = self.signature(start, end)
         for local, alias, alias_at in pairs:
             if source:

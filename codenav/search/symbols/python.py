@@ -243,7 +243,10 @@ class _Walker:
         first = node.lineno - 1
         last = node.body[0].lineno - 1 if node.body else first
         chunk = "\n".join(self.lines[first: max(last, first) + 1])
-        return _cut(" ".join(_header_text(chunk[node.col_offset:]).split()))
+        text = " ".join(_header_text(chunk[node.col_offset:]).split())
+        # the collapsed line breaks of a wrapped parameter list leave "( a, b, )": tidy to "(a, b)"
+        text = text.replace("( ", "(").replace(" )", ")").replace(",)", ")").replace("[ ", "[").replace(" ]", "]")
+        return _cut(text)
 
 
 def _strip_comment(line: str) -> str:

@@ -1,0 +1,772 @@
+"""Symbol extraction (Python, JavaScript/TypeScript) and the on-disk symbol index (issue 16)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from codenav.search.symbols import (
+    HEADER,
+    MAX_LINE_BYTES,
+    Skipped,
+    Symbol,
+    extract,
+    format_line,
+    is_test_path,
+    parse_line,
+    query,
+    write_index,
+)
+from codenav.search.symbols.javascript import tokenize
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "symbols"
+
+
+def rows(symbols: list[Symbol]) -> list[tuple]:
+    """(line, kind, container, name, exported) of each symbol, in order."""
+    return [(s.line, s.kind, s.container, s.name, s.exported) for s in symbols]
+
+
+def by_name(symbols: list[Symbol], name: str) -> list[Symbol]:
+    return [s for s in symbols if s.name == name]
+
+
+# --- Python --------------------------------------------------------------------------------------
+
+PYTHON_SOURCE = b'''\
+"""Widgets for the demo app.
+
+Longer text.
+"""
+from __future__ import annotations
+
+import enum
+from typing import Protocol, TypeVar, overload
+
+__all__ = ["Widget", "render", "MAX_WIDGETS"]
+__all__ += ["Color"]
+
+MAX_WIDGETS = 10  # the cap
+default_name: str = "w"
+T = TypeVar("T")
+FAKE = "def not_a_function(): class NotAClass: pass"
+a, (b, *rest) = 1, (2, 3)
+
+try:
+    from fast import speedup
+except ImportError:
+    def speedup(x):  # fallback
+        return x
+
+
+class Color(enum.Enum):
+    RED = 1
+    green = 2
+
+
+class Drawable(Protocol):
+    def draw(self) -> None: ...
+
+
+class Widget:
+    """A widget.
+
+    More.
+    """
+
+    kind = "plain"
+    _registry: dict[str, Widget] = {}
+
+    class Meta:
+        """Options."""
+        ordering = ("name",)
+
+        class Inner:
+            pass
+
+    def __init__(self, name: str = "x",
+                 *, size: int = 1,  # a comment with a colon: here
+                 ) -> None:
+        self.name = name
+
+    @property
+    def size(self) -> int:
+        """The size in pixels."""
+        return 1
+
+    @size.setter
+    def size(self, value: int) -> None:
+        pass
+
+    @staticmethod
+    def make() -> Widget:
+        return Widget()
+
+    async def fetch(self, url: str = "http://x:80/") -> bytes:
+        return b""
+
+    def _private(self):
+        def helper():
+            pass
+        return helper
+
+
+@overload
+def render(x: int) -> str: ...
+@overload
+def render(x: str) -> str: ...
+def render(x):
+    """Render anything."""
+    return str(x)
+
+
+def _internal(a, b=lambda y: y): pass
+'''
+
+
+def test_python_definitions_kinds_containers_and_exports() -> None:
+    """Every def, class and module/class-level assignment is a symbol with its kind, container and export status."""
+    symbols = extract("demo/widgets.py", PYTHON_SOURCE)
+    assert rows(symbols) == [
+        (1, "module", "", "widgets", True),
+        (13, "constant", "", "MAX_WIDGETS", True),
+        (14, "variable", "", "default_name", False),
+        (15, "type", "", "T", False),
+        (16, "constant", "", "FAKE", False),
+        (17, "variable", "", "a", False),
+        (17, "variable", "", "b", False),
+        (17, "variable", "", "rest", False),
+        (22, "function", "", "speedup", False),
+        (26, "enum", "", "Color", True),
+        (27, "constant", "Color", "RED", True),
+        (28, "constant", "Color", "green", True),
+        (31, "interface", "", "Drawable", False),
+        (32, "method", "Drawable", "draw", False),
+        (35, "class", "", "Widget", True),
+        (41, "property", "Widget", "kind", True),
+        (42, "property", "Widget", "_registry", False),
+        (44, "class", "Widget", "Meta", True),
+        (46, "property", "Widget.Meta", "ordering", True),
+        (48, "class", "Widget.Meta", "Inner", True),
+        (51, "method", "Widget", "__init__", True),
+        (57, "property", "Widget", "size", True),
+        (62, "property", "Widget", "size", True),
+        (66, "method", "Widget", "make", True),
+        (69, "method", "Widget", "fetch", True),
+        (72, "method", "Widget", "_private", False),
+        (73, "function", "Widget._private", "helper", False),
+        (79, "function", "", "render", True),
+        (81, "function", "", "render", True),
+        (82, "function", "", "render", True),
+        (87, "function", "", "_internal", False),
+    ]
+
+
+def test_python_signatures_and_docs_come_from_the_source() -> None:
+    """Signatures are the one-line header up to its colon (comments dropped); docs are the docstring's first line."""
+    symbols = extract("demo/widgets.py", PYTHON_SOURCE)
+    init = by_name(symbols, "__init__")[0]
+    assert init.signature == 'def __init__(self, name: str = "x", *, size: int = 1) -> None'
+    assert init.end_line == 54
+    fetch = by_name(symbols, "fetch")[0]
+    assert fetch.signature == 'async def fetch(self, url: str = "http://x:80/") -> bytes'
+    assert by_name(symbols, "_internal")[0].signature == "def _internal(a, b=lambda y: y)"
+    assert by_name(symbols, "Color")[0].signature == "class Color(enum.Enum)"
+    assert by_name(symbols, "MAX_WIDGETS")[0].signature == "MAX_WIDGETS = 10"
+    assert [s.signature for s in by_name(symbols, "render")] == [
+        "def render(x: int) -> str", "def render(x: str) -> str", "def render(x)"]
+    assert by_name(symbols, "widgets")[0].doc == "Widgets for the demo app."
+    assert by_name(symbols, "Widget")[0].doc == "A widget."
+    assert by_name(symbols, "size")[0].doc == "The size in pixels."
+    assert by_name(symbols, "render")[2].doc == "Render anything."
+    assert by_name(symbols, "Widget")[0].end_line == 75
+
+
+def test_python_without_all_exports_public_names() -> None:
+    """Without ``__all__`` a module-level name is exported unless it starts with an underscore; __init__.py names the package."""
+    source = b"def public(): pass\ndef _hidden(): pass\nVALUE = 1\n_cache = {}\n"
+    symbols = extract("pkg/__init__.py", source)
+    assert rows(symbols) == [(1, "module", "", "pkg", True), (1, "function", "", "public", True),
+                             (2, "function", "", "_hidden", False), (3, "constant", "", "VALUE", True),
+                             (4, "variable", "", "_cache", False)]
+
+
+def test_python_stub_files_are_read() -> None:
+    """A .pyi stub gives its overloads and annotated names like a module does."""
+    source = b"from typing import overload\nx: int\n@overload\ndef f(a: int) -> int: ...\n@overload\ndef f(a: str) -> str: ...\n"
+    assert rows(extract("m.pyi", source)) == [(1, "module", "", "m", True), (2, "variable", "", "x", True),
+                                              (4, "function", "", "f", True), (6, "function", "", "f", True)]
+
+
+def requests_files() -> list[Path]:
+    import requests
+
+    root = Path(os.path.dirname(requests.__file__))
+    return sorted(root.rglob("*.py"))
+
+
+def ast_walk_definitions(tree: ast.Module) -> set[tuple[str, int, str]]:
+    """(name, line, family) of every def/class and every module-level assignment, found by ``ast.walk``."""
+    found = set()
+    inside_scope = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.add((node.name, node.lineno, "def"))
+        elif isinstance(node, ast.ClassDef):
+            found.add((node.name, node.lineno, "class"))
+        else:
+            continue
+        inside_scope.update(id(inner) for inner in ast.walk(node) if inner is not node)
+
+    def names(target: ast.AST):
+        if isinstance(target, ast.Name):
+            yield target.id
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                yield from names(element)
+        elif isinstance(target, ast.Starred):
+            yield from names(target.value)
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and id(node) not in inside_scope:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in names(target):
+                    if name != "__all__":  # the export list itself is not a definition (python.py)
+                        found.add((name, node.lineno, "assign"))
+    return found
+
+
+FAMILIES = {"def": {"function", "method", "property"}, "class": {"class", "enum", "interface"},
+            "assign": {"variable", "constant", "type"}}
+
+
+def test_python_recall_over_the_installed_requests_package() -> None:
+    """Every def, class and module-level assignment of the real requests package is returned, at its line, with a fitting kind."""
+    files = requests_files()
+    assert len(files) > 10
+    checked = 0
+    for file in files:
+        data = file.read_bytes()
+        symbols = extract(f"requests/{file.name}", data)
+        assert isinstance(symbols, list), (file, symbols)
+        got = {(s.name, s.line): s.kind for s in symbols}
+        for name, line, family in ast_walk_definitions(ast.parse(data)):
+            assert (name, line) in got, (file.name, name, line)
+            kinds = {s.kind for s in symbols if s.name == name and s.line == line}
+            assert kinds & FAMILIES[family], (file.name, name, line, kinds)
+            checked += 1
+    assert checked > 300
+
+
+def test_python_syntax_errors_and_deep_nesting_are_skipped() -> None:
+    """A Python file that does not parse, or nests too deeply for the parser, is a Skipped marker, not an exception."""
+    assert isinstance(extract("bad.py", b"def broken(:\n    pass\n"), Skipped)
+    assert isinstance(extract("nul.py", b"x = 1\0\n"), Skipped)
+    deep = b"x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"\n"
+    assert isinstance(extract("deep.py", deep), Skipped)
+
+
+# --- JavaScript / TypeScript ---------------------------------------------------------------------
+
+TS_SOURCE = '''\
+// function notReal() {} in a comment
+/* class NotAClass {} export const alsoNot = 1 */
+import { x } from './x';
+import type { T } from './t';
+const s1 = "function fakeA() {}";
+const s2 = 'class FakeB {}';
+const tpl = `export function fakeC() { ${ `nested ${ "class FakeD {}" } back` } } const fakeE = 1`;
+const re = /function fakeF\\/ [/]class\\s+Fake/g, ratio = a / b / c;
+let counter = 0
+/** Adds two numbers. */
+export function add<T extends number>(a: T, b: T): T { return a + b; }
+export default class Widget<P = {}> extends Base<P> implements IWidget {
+  static count = 0;
+  #secret = 1;
+  private hidden: string;
+  name?: string = "w";
+  constructor(private readonly opts: Options) { super(); }
+  get size(): number { return 1; }
+  set size(v: number) {}
+  static create(): Widget { return new Widget({}); }
+  async *items(): AsyncGenerator<number> { yield 1; }
+  handler = (e: Event) => { console.log(`class X {}`); };
+  @Input() label: string;
+  render(): JSX.Element;
+  render(): string { return "function nope() {}"; }
+}
+export const enum Color { Red = 1, Green, "Blue" = 4 }
+export interface Shape<T> extends Base { area(): number; readonly sides: number; [key: string]: unknown; new (x: number): Shape<T>; map<U>(fn: (t: T) => U): Shape<U>, }
+export type Pair<A, B = A> = { first: A; second: B };
+type Fn = (a: number, b: Map<string, number>) => void
+export namespace Outer.Inner { export const deep = 1; function hidden() {} export class Nested { run() {} } }
+declare module 'my-mod' {
+  export function fromMod(x: string): number;
+  interface ModOpts { verbose: boolean }
+}
+declare global { interface Window { myGlobal: string } }
+declare function overloaded(a: string): string;
+declare function overloaded(a: number): number;
+export const arrow = async (a: number): Promise<number> => a * 2;
+export const typed: Fn = function named(a, b) {};
+export { add as plus, counter };
+export { something as other, default as dflt } from './other';
+export * from './all';
+export * as ns from './ns';
+const MAX_SIZE = 10, minSize = 1;
+const { alpha, beta: gamma, ...rest } = obj;
+abstract class Abs { abstract run(): void; protected step() {} }
+function* gen() {}
+if (x) { function insideIf() {} }
+'''
+
+
+def test_typescript_declarations() -> None:
+    """TS declarations, class/interface/enum members, namespaces, declare module/global, overloads and export forms are found; text in strings, templates, regexes and comments is not."""
+    symbols = extract("src/widget.ts", TS_SOURCE.encode())
+    assert rows(symbols) == [
+        (5, "variable", "", "s1", False),
+        (6, "variable", "", "s2", False),
+        (7, "variable", "", "tpl", False),
+        (8, "variable", "", "re", False),
+        (8, "variable", "", "ratio", False),
+        (9, "variable", "", "counter", True),
+        (11, "function", "", "add", True),
+        (12, "class", "", "Widget", True),
+        (13, "property", "Widget", "count", True),
+        (14, "property", "Widget", "#secret", False),
+        (15, "property", "Widget", "hidden", False),
+        (16, "property", "Widget", "name", True),
+        (17, "method", "Widget", "constructor", True),
+        (18, "property", "Widget", "size", True),
+        (19, "property", "Widget", "size", True),
+        (20, "method", "Widget", "create", True),
+        (21, "method", "Widget", "items", True),
+        (22, "method", "Widget", "handler", True),
+        (23, "property", "Widget", "label", True),
+        (24, "method", "Widget", "render", True),
+        (25, "method", "Widget", "render", True),
+        (27, "enum", "", "Color", True),
+        (27, "constant", "Color", "Red", True),
+        (27, "constant", "Color", "Green", True),
+        (27, "constant", "Color", "Blue", True),
+        (28, "interface", "", "Shape", True),
+        (28, "method", "Shape", "area", True),
+        (28, "property", "Shape", "sides", True),
+        (28, "method", "Shape", "map", True),
+        (29, "type", "", "Pair", True),
+        (30, "type", "", "Fn", False),
+        (31, "namespace", "", "Outer.Inner", True),
+        (31, "variable", "Outer.Inner", "deep", True),
+        (31, "function", "Outer.Inner", "hidden", False),
+        (31, "class", "Outer.Inner", "Nested", True),
+        (31, "method", "Outer.Inner.Nested", "run", True),
+        (32, "module", "", "my-mod", True),
+        (33, "function", "my-mod", "fromMod", True),
+        (34, "interface", "my-mod", "ModOpts", True),
+        (34, "property", "my-mod.ModOpts", "verbose", True),
+        (36, "namespace", "", "global", True),
+        (36, "interface", "global", "Window", True),
+        (36, "property", "global.Window", "myGlobal", True),
+        (37, "function", "", "overloaded", True),
+        (38, "function", "", "overloaded", True),
+        (39, "function", "", "arrow", True),
+        (40, "function", "", "typed", True),
+        (41, "function", "", "plus", True),
+        (42, "variable", "", "other", True),
+        (42, "variable", "", "dflt", True),
+        (44, "namespace", "", "ns", True),
+        (45, "constant", "", "MAX_SIZE", False),
+        (45, "variable", "", "minSize", False),
+        (46, "variable", "", "alpha", False),
+        (46, "variable", "", "gamma", False),
+        (46, "variable", "", "rest", False),
+        (47, "class", "", "Abs", False),
+        (47, "method", "Abs", "run", False),
+        (47, "method", "Abs", "step", False),
+        (48, "function", "", "gen", False),
+    ]
+
+
+def test_typescript_signatures_generics_and_docs() -> None:
+    """Signatures keep generics and return types and stop before the body; JSDoc gives the doc."""
+    symbols = extract("src/widget.ts", TS_SOURCE.encode())
+    add = by_name(symbols, "add")[0]
+    assert (add.signature, add.doc) == ("export function add<T extends number>(a: T, b: T): T", "Adds two numbers.")
+    assert by_name(symbols, "Widget")[0].signature == \
+        "export default class Widget<P = {}> extends Base<P> implements IWidget"
+    assert by_name(symbols, "Widget")[0].end_line == 26
+    assert by_name(symbols, "arrow")[0].signature == "export const arrow = async (a: number): Promise<number> =>"
+    assert by_name(symbols, "handler")[0].signature == "handler = (e: Event) =>"
+    assert by_name(symbols, "map")[0].signature == "map<U>(fn: (t: T) => U): Shape<U>"
+    assert by_name(symbols, "Pair")[0].signature == "export type Pair<A, B = A> = { first: A; second: B }"
+    assert by_name(symbols, "Fn")[0].signature == "type Fn = (a: number, b: Map<string, number>) => void"
+    assert by_name(symbols, "minSize")[0].signature == "const minSize = 1"
+    assert by_name(symbols, "other")[0].signature == "export { something as other, default as dflt } from './other'"
+    assert [s.signature for s in by_name(symbols, "overloaded")] == [
+        "declare function overloaded(a: string): string", "declare function overloaded(a: number): number"]
+
+
+JS_SOURCE = '''\
+'use strict'
+var express = require('express')
+var app = exports = module.exports = {};
+exports.version = '1.0.0';
+module.exports.helper = function helper(a) {};
+exports.Klass = class Klass {};
+app.use = function use(fn) {
+  var inner = 1;
+  function innerFn() {}
+};
+Router.prototype.route = function route(path) {};
+Router.prototype = { get: function () {}, post(a) {}, _priv: 1 };
+function Router() {}
+const x = a
+/foo/g.test(b)
+const y = c
+  / d
+const z = `${ {a: '}'}['a'] }` , w = 2
+function after() {}
+(function (root) {
+  function wrapped() {}
+})(this);
+module.exports = { one, two: () => 2, three() {}, get four() { return 4; } };
+var q = "a /* not a comment */ b", r = '// nor this'; function afterStrings() {}
+var rx = /[/*]+/, d2 = 4 / 2 / 1; function afterRegex() {}
+'''
+
+
+def test_javascript_commonjs_prototype_and_object_forms() -> None:
+    """CommonJS exports, ``obj.x = function``, prototype methods and ``module.exports = {…}`` members are found; division is not a regex."""
+    symbols = extract("lib/app.js", JS_SOURCE.encode())
+    assert rows(symbols) == [
+        (3, "variable", "", "app", True),
+        (4, "variable", "", "version", True),
+        (5, "function", "", "helper", True),
+        (6, "class", "", "Klass", True),
+        (7, "method", "app", "use", True),
+        (11, "method", "Router", "route", False),
+        (12, "method", "Router", "get", False),
+        (12, "method", "Router", "post", False),
+        (12, "property", "Router", "_priv", False),
+        (13, "function", "", "Router", False),
+        (14, "variable", "", "x", False),  # "a\n/foo/g.test(b)" is a division per the grammar
+        (16, "variable", "", "y", False),
+        (18, "variable", "", "z", False),
+        (18, "variable", "", "w", False),
+        (19, "function", "", "after", False),
+        (21, "function", "", "wrapped", False),
+        (23, "function", "", "two", True),
+        (23, "function", "", "three", True),
+        (23, "property", "", "four", True),
+        (24, "variable", "", "q", False),
+        (24, "variable", "", "r", False),
+        (24, "function", "", "afterStrings", False),
+        (25, "variable", "", "rx", False),
+        (25, "variable", "", "d2", False),
+        (25, "function", "", "afterRegex", False),
+    ]
+    assert by_name(symbols, "use")[0].signature == "app.use = function use(fn)"
+    assert by_name(symbols, "use")[0].end_line == 10
+
+
+def test_javascript_script_globals_have_no_export_status() -> None:
+    """In a plain script (no import/export/require/exports) top-level names are neither exported nor internal."""
+    symbols = extract("vendor/legacy.js", b"function setup() {}\nvar CONFIG = {a: 1};\n")
+    assert rows(symbols) == [(1, "function", "", "setup", None), (2, "variable", "", "CONFIG", None)]
+
+
+def test_javascript_default_exports() -> None:
+    """Each ``export default`` form gives a symbol: a named declaration under its name, anything else as ``default``."""
+    cases = {
+        b"export default function () {}\n": [(1, "function", "", "default", True)],
+        b"export default function named(a) {}\n": [(1, "function", "", "named", True)],
+        b"export default class {}\n": [(1, "class", "", "default", True)],
+        b"class Store {}\nexport default Store;\n": [(1, "class", "", "Store", True), (2, "class", "", "default", True)],
+        b"export default (a, b) => a + b;\n": [(1, "function", "", "default", True)],
+        b"export default { name: 'x' };\n": [(1, "variable", "", "default", True)],
+        b"export default async function load() {}\n": [(1, "function", "", "load", True)],
+    }
+    for source, expected in cases.items():
+        assert rows(extract("m.mjs", source)) == expected, source
+
+
+def test_template_literals_nest_and_keep_line_numbers() -> None:
+    """A template with nested ``${`…`}`` and braces in strings ends where JavaScript says, and lines after it stay right."""
+    source = b"const t = `line1\n${ fn({ a: `in ${ '}' } ner` }) }\nline3`;\nfunction after() {}\n"
+    assert rows(extract("t.js", source)) == [(1, "variable", "", "t", None), (4, "function", "", "after", None)]
+    kinds = [tok[0] for tok in tokenize(source.decode())]
+    assert kinds == ["n", "n", "p", "t", "p", "n", "n", "p", "p", "p", "p"]
+
+
+def test_regex_or_division_follows_the_previous_token() -> None:
+    """``/`` after an operand is division; after an operator, ``(``, ``,``, ``return`` or at the start it begins a regex."""
+    def kinds(text: str) -> list[str]:
+        return [tok[0] + tok[1] if tok[0] == "p" else tok[0] for tok in tokenize(text)]
+
+    assert kinds("a / b / c") == ["n", "p/", "n", "p/", "n"]
+    assert kinds("x = /b/ / 2") == ["n", "p=", "r", "p/", "x"]
+    assert kinds("f(/[/]/, 1)") == ["n", "p(", "r", "p,", "x", "p)"]
+    assert kinds("return /re/g") == ["n", "r"]
+    assert kinds("(a) / 2") == ["p(", "n", "p)", "p/", "x"]
+    assert kinds("/start/.test(s)") == ["r", "p.", "n", "p(", "n", "p)"]
+
+
+# The definitions of express 4.21.2's lib/response.js and lib/router/index.js, written down by
+# reading the files: (line, kind, container, name, exported). require() bindings are not listed
+# (they define nothing); the methods express adds in loops (``proto[method] = …``) have no name.
+EXPRESS_RESPONSE = [
+    (33, "variable", "", "extname", False), (34, "variable", "", "mime", False),
+    (35, "variable", "", "resolve", False), (43, "variable", "", "res", True),
+    (57, "variable", "", "charsetRegExp", False),
+    (67, "method", "res", "status", True), (90, "method", "res", "links", True),
+    (111, "method", "res", "send", True), (250, "method", "res", "json", True),
+    (293, "method", "res", "jsonp", True), (369, "method", "res", "sendStatus", True),
+    (419, "method", "res", "sendFile", True), (501, "method", "res", "sendfile", True),
+    (529, "property", "res", "sendfile", True),  # = deprecate.function(res.sendfile, …)
+    (550, "method", "res", "download", True), (618, "method", "res", "contentType", True),
+    (619, "method", "res", "type", True), (684, "method", "res", "format", True),
+    (719, "method", "res", "attachment", True), (744, "method", "res", "append", True),
+    (776, "method", "res", "set", True), (777, "method", "res", "header", True),
+    (811, "method", "res", "get", True), (824, "method", "res", "clearCookie", True),
+    (862, "method", "res", "cookie", True), (914, "method", "res", "location", True),
+    (946, "method", "res", "redirect", True), (1001, "method", "res", "vary", True),
+    (1026, "method", "res", "render", True),
+    (1053, "function", "", "sendfile", False), (1155, "function", "", "stringify", False),
+]
+EXPRESS_ROUTER = [
+    (31, "variable", "", "objectRegExp", False), (32, "variable", "", "slice", False),
+    (33, "variable", "", "toString", False), (43, "function", "", "proto", True),
+    (97, "method", "proto", "param", True), (136, "method", "proto", "handle", True),
+    (338, "method", "proto", "process_params", True), (439, "method", "proto", "use", True),
+    (502, "method", "proto", "route", True),
+    (527, "function", "", "appendMethods", False), (537, "function", "", "getPathname", False),
+    (546, "function", "", "getProtohost", False), (563, "function", "", "gettype", False),
+    (583, "function", "", "matchLayer", False), (592, "function", "", "mergeParams", False),
+    (631, "function", "", "restore", False), (651, "function", "", "sendOptionsResponse", False),
+    (662, "function", "", "wrap", False),
+]
+
+
+def test_express_response_definitions() -> None:
+    """Every definition of express's real lib/response.js is found at its line, and nothing else."""
+    path = DATA / "express-4.21.2" / "lib" / "response.js"
+    symbols = extract("lib/response.js", path.read_bytes())
+    assert rows(symbols) == EXPRESS_RESPONSE
+    send = by_name(symbols, "send")[0]
+    assert (send.signature, send.doc, send.end_line) == ("res.send = function send(body)", "Send a response.", 236)
+    assert by_name(symbols, "status")[0].doc == "Set status `code`."
+
+
+def test_express_router_definitions() -> None:
+    """Every definition of express's real lib/router/index.js is found at its line, and nothing else."""
+    path = DATA / "express-4.21.2" / "lib" / "router" / "index.js"
+    symbols = extract("lib/router/index.js", path.read_bytes())
+    assert rows(symbols) == EXPRESS_ROUTER
+    assert by_name(symbols, "proto")[0].signature == "var proto = module.exports = function(options)"
+
+
+# @types/node 20.11.30 path.d.ts, written down by reading it.
+_PARSED = [(27, "root"), (31, "dir"), (35, "base"), (39, "ext"), (43, "name")]
+_FORMAT_INPUT = [(49, "root"), (53, "dir"), (57, "base"), (61, "ext"), (65, "name")]
+_PLATFORM = [(75, "method", "normalize"), (82, "method", "join"), (96, "method", "resolve"),
+             (105, "method", "isAbsolute"), (112, "method", "relative"), (119, "method", "dirname"),
+             (128, "method", "basename"), (136, "method", "extname"), (140, "property", "sep"),
+             (144, "property", "delimiter"), (151, "method", "parse"), (157, "method", "format"),
+             (164, "method", "toNamespacedPath"), (169, "property", "posix"), (174, "property", "win32")]
+TYPES_NODE_PATH = [
+    (1, "module", "", "path/posix", True), (5, "module", "", "path/win32", True),
+    (18, "module", "", "path", True), (19, "namespace", "path", "path", True),
+    (23, "interface", "path.path", "ParsedPath", True),
+    *[(line, "property", "path.path.ParsedPath", name, True) for line, name in _PARSED],
+    (45, "interface", "path.path", "FormatInputPathObject", True),
+    *[(line, "property", "path.path.FormatInputPathObject", name, True) for line, name in _FORMAT_INPUT],
+    (67, "interface", "path.path", "PlatformPath", True),
+    *[(line, kind, "path.path.PlatformPath", name, True) for line, kind, name in _PLATFORM],
+    (177, "variable", "path", "path", True),
+    (180, "module", "", "node:path", True), (184, "module", "", "node:path/posix", True),
+    (188, "module", "", "node:path/win32", True),
+]
+TYPES_NODE_QUERYSTRING = [
+    (14, "module", "", "querystring", True),
+    (15, "interface", "querystring", "StringifyOptions", True),
+    (16, "property", "querystring.StringifyOptions", "encodeURIComponent", True),
+    (18, "interface", "querystring", "ParseOptions", True),
+    (19, "property", "querystring.ParseOptions", "maxKeys", True),
+    (20, "property", "querystring.ParseOptions", "decodeURIComponent", True),
+    (22, "interface", "querystring", "ParsedUrlQuery", True),
+    (23, "interface", "querystring", "ParsedUrlQueryInput", True),
+    (70, "function", "querystring", "stringify", True), (103, "function", "querystring", "parse", True),
+    (107, "variable", "querystring", "encode", True), (111, "variable", "querystring", "decode", True),
+    (122, "function", "querystring", "escape", True), (137, "function", "querystring", "unescape", True),
+    (139, "module", "", "node:querystring", True),
+]
+
+
+def test_types_node_path_declarations() -> None:
+    """Every declaration of @types/node's real path.d.ts (declare module, namespace, interfaces and members) is found."""
+    symbols = extract("path.d.ts", (DATA / "types-node-20.11.30" / "path.d.ts").read_bytes())
+    assert rows(symbols) == TYPES_NODE_PATH
+    parse = [s for s in symbols if s.name == "parse"][0]
+    assert (parse.signature, parse.doc) == (
+        "parse(path: string): ParsedPath", "Returns an object from a path string - the opposite of format().")
+    assert by_name(symbols, "path")[0].doc == \
+        "The `node:path` module provides utilities for working with file and directory"
+    assert by_name(symbols, "sep")[0].signature == 'readonly sep: "\\\\" | "/"'
+
+
+def test_types_node_querystring_declarations() -> None:
+    """Every declaration of @types/node's real querystring.d.ts is found, multi-line generic heritage included."""
+    symbols = extract("querystring.d.ts", (DATA / "types-node-20.11.30" / "querystring.d.ts").read_bytes())
+    assert rows(symbols) == TYPES_NODE_QUERYSTRING
+    assert by_name(symbols, "ParsedUrlQueryInput")[0].end_line == 33
+
+
+def test_node_agrees_the_javascript_samples_parse() -> None:
+    """The JS sample and the express files are valid JavaScript according to node itself, so the expectations are about real code."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    files = [DATA / "express-4.21.2" / "lib" / "response.js", DATA / "express-4.21.2" / "lib" / "router" / "index.js"]
+    for file in files:
+        assert subprocess.run([node, "--check", str(file)], capture_output=True).returncode == 0, file
+    check = subprocess.run([node, "--check", "-"], input=JS_SOURCE.encode(), capture_output=True)
+    assert check.returncode == 0, check.stderr
+
+
+# --- skipping --------------------------------------------------------------------------------------
+
+def test_minified_bundle_is_skipped_quickly() -> None:
+    """An 8 MB single-line minified file is a Skipped marker, decided in well under a second."""
+    bundle = b"var a=function(b){return b/2};" * (8 * 1024 * 1024 // 30)
+    started = time.perf_counter()
+    result = extract("dist/bundle.min.js", bundle)
+    assert isinstance(result, Skipped)
+    assert time.perf_counter() - started < 0.5
+    line = b"x" * (MAX_LINE_BYTES + 1)
+    assert isinstance(extract("gen.py", b"a = 1\n" + line + b"\n"), Skipped)
+    assert isinstance(extract("ok.py", b"a = 1\n" + b"# " + b"x" * (MAX_LINE_BYTES - 10) + b"\n"), list)
+
+
+def test_unknown_languages_and_undecodable_files() -> None:
+    """A file no extractor knows gives None; a JS file that is not UTF-8 is skipped."""
+    assert extract("README.md", b"# function x() {}") is None
+    assert extract("main.rs", b"fn main() {}") is None
+    assert isinstance(extract("latin1.js", b"var caf\xe9 = 1;"), Skipped)
+
+
+def test_a_batch_counts_skips_and_goes_on(tmp_path: Path) -> None:
+    """Indexing a batch with broken files among good ones counts the skipped files and indexes the rest."""
+    files = {"a.py": b"def good(): pass\n", "b.py": b"def bad(:\n", "c.js": b"function fine() {}\n",
+             "d.min.js": b"!function(){}" * 10000, "e.txt": b"plain"}
+    skipped = 0
+    symbols = []
+    for path, data in files.items():
+        result = extract(path, data)
+        if isinstance(result, Skipped):
+            skipped += 1
+        elif result is not None:
+            symbols.extend(result)
+    assert skipped == 2
+    assert [s.name for s in symbols] == ["a", "good", "fine"]
+
+
+# --- the index ---------------------------------------------------------------------------------
+
+def sample_symbols() -> list[Symbol]:
+    return [
+        Symbol("Router", "class", "test/router.test.js", 3, None, "", "class Router", "", False),
+        Symbol("Router", "function", "lib/router/index.js", 43, 61, "", "var proto = module.exports = function()",
+               "Initialize a new `Router`.", True),
+        Symbol("Router", "class", "deep/a/b/router.js", 1, 9, "", "class Router", "", True),
+        Symbol("router", "variable", "app.js", 7, None, "", "const router = express.Router()", "", False),
+        Symbol("RouterOptions", "interface", "index.d.ts", 5, 12, "express", "interface RouterOptions", "", True),
+        Symbol("createRouter", "function", "lib/make.js", 2, 4, "", "function createRouter()", "", None),
+        Symbol("route", "method", "lib/router/index.js", 502, 515, "proto", "proto.route = function route(path)",
+               "Create a new Route\tfor the given path.", True),
+        Symbol("tricky", "variable", "lib/odd.js", 1, None, "", "x = 'a\\tb'\nnext\r", "line\\n", None),
+    ]
+
+
+def test_index_round_trip_preserves_every_field(tmp_path: Path) -> None:
+    """Writing the index then reading each line gives the same symbols back, tabs, newlines and backslashes included."""
+    out = tmp_path / "symbols.tsv"
+    assert write_index(iter(sample_symbols()), str(out)) == 8
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith(HEADER)
+    lines = text.split("\n")[1:-1]
+    assert len(lines) == 8
+    assert all(line.count("\t") == 8 for line in lines)
+    assert [parse_line(line) for line in lines] == sample_symbols()
+    assert format_line(sample_symbols()[1]) == (
+        "Router\tfunction\tlib/router/index.js\t43\t61\t\t1\tvar proto = module.exports = function()\t"
+        "Initialize a new `Router`.\n")
+
+
+def test_query_orders_exact_exported_source_and_shallow_first(tmp_path: Path) -> None:
+    """Exact before prefix before substring, case-exact first, exported before internal, source before tests, shallow first."""
+    out = tmp_path / "symbols.tsv"
+    write_index(sample_symbols(), str(out))
+
+    def found(text: str, **options) -> list[tuple[str, str]]:
+        return [(s.name, s.path) for s in query(str(out), text, **options)]
+
+    assert found("Router") == [("Router", "lib/router/index.js"), ("Router", "deep/a/b/router.js"),
+                               ("router", "app.js"), ("Router", "test/router.test.js")]
+    assert found("Router", case_sensitive=True) == [("Router", "lib/router/index.js"), ("Router", "deep/a/b/router.js"),
+                                                    ("Router", "test/router.test.js")]
+    assert found("router", match="prefix") == [
+        ("Router", "lib/router/index.js"), ("Router", "deep/a/b/router.js"), ("router", "app.js"),
+        ("Router", "test/router.test.js"), ("RouterOptions", "index.d.ts")]
+    assert found("router", match="substring", kinds=["function", "interface"]) == [
+        ("Router", "lib/router/index.js"), ("RouterOptions", "index.d.ts"), ("createRouter", "lib/make.js")]
+    assert found("proto.route") == [("route", "lib/router/index.js")]
+    assert found("Router", path_prefix="deep/") == [("Router", "deep/a/b/router.js")]
+    assert found("nothing") == []
+    route = query(str(out), "route")[0]
+    assert route.doc == "Create a new Route\tfor the given path." and route.end_line == 515
+
+
+def test_test_paths() -> None:
+    """Paths under test/tests/__tests__/spec directories and test-named files are tests; others are source."""
+    for path in ("test/app.js", "pkg/tests/test_x.py", "src/__tests__/a.js", "spec/x.rb", "test_utils.py",
+                 "lib/a.test.js", "src/b.spec.ts", "pkg/x_test.py"):
+        assert is_test_path(path), path
+    for path in ("lib/testing_tools.py", "src/contest.js", "lib/router/index.js", "latest/spec.js", "attest.py"):
+        assert not is_test_path(path), path
+
+
+def test_query_imports_neither_json_nor_re(tmp_path: Path) -> None:
+    """A query in a fresh interpreter (no site) leaves json, re and typing unimported."""
+    out = tmp_path / "symbols.tsv"
+    write_index(sample_symbols(), str(out))
+    code = ("import sys\nfrom codenav.search.symbols import query\n"
+            f"hits = query({str(out)!r}, 'router', match='prefix')\n"
+            "print(len(hits), sorted(m for m in ('json', 're', 'typing') if m in sys.modules))\n")
+    env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "")}
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, env=env, text=True)
+    assert (done.stdout, done.stderr) == ("5 []\n", "")
+
+
+def test_query_refuses_an_unknown_match_mode_and_a_foreign_file(tmp_path: Path) -> None:
+    """An unknown match mode is an invalid argument; a file without the index header is refused."""
+    from codenav.errors import CodenavError
+
+    out = tmp_path / "symbols.tsv"
+    write_index([], str(out))
+    with pytest.raises(CodenavError) as bad_mode:
+        query(str(out), "x", match="fuzzy")
+    assert bad_mode.value.code == "INVALID_ARGUMENT"
+    other = tmp_path / "other.tsv"
+    other.write_text("name\tkind\n")
+    with pytest.raises(CodenavError):
+        query(str(other), "x")
