@@ -251,6 +251,8 @@ class _Walker:
 
 def _strip_comment(line: str) -> str:
     """``line`` without a trailing ``#`` comment (a ``#`` inside a string is kept)."""
+    if "#" not in line:
+        return line
     quote = ""
     i = 0
     while i < len(line):
