@@ -500,6 +500,41 @@ def test_javascript_default_exports() -> None:
         assert rows(extract("m.mjs", source)) == expected, source
 
 
+TSX_SOURCE = b"""\
+import React from 'react';
+export interface Props { title: string; onClick?: () => void }
+export const Button: React.FC<Props> = ({ title, onClick }) => {
+  return <button onClick={onClick}>Don't {title} click</button>;
+};
+export function List<T>({ items }: { items: T[] }) {
+  return <ul>{items.map((item, i) => <li key={i}>It's {String(item)} {"}"}</li>)}</ul>;
+}
+export const identity = <T,>(value: T): T => value;
+export default function App() {
+  return (
+    <>
+      <Button title="a/b" onClick={() => { function notReal() {} }} />
+    </>
+  );
+}
+const after = 1;
+"""
+
+
+def test_jsx_text_and_attributes_do_not_break_the_scan() -> None:
+    """JSX text with apostrophes and braces, attribute expressions and fragments are skipped; TSX generic arrows are not JSX."""
+    assert rows(extract("src/App.tsx", TSX_SOURCE)) == [
+        (2, "interface", "", "Props", True),
+        (2, "property", "Props", "title", True),
+        (2, "property", "Props", "onClick", True),
+        (3, "function", "", "Button", True),
+        (6, "function", "", "List", True),
+        (9, "function", "", "identity", True),
+        (10, "function", "", "App", True),
+        (17, "variable", "", "after", False),
+    ]
+
+
 def test_template_literals_nest_and_keep_line_numbers() -> None:
     """A template with nested ``${`…`}`` and braces in strings ends where JavaScript says, and lines after it stay right."""
     source = b"const t = `line1\n${ fn({ a: `in ${ '}' } ner` }) }\nline3`;\nfunction after() {}\n"

@@ -53,6 +53,11 @@ _TOKEN = re.compile(r"""
   | (?P<punct>>>>=|\.\.\.|===|!==|\*\*=|<<=|>>=|>>>|&&=|\|\|=|\?\?=|=>|==|!=|<=|>=|&&|\|\||\?\?
       |\?\.(?!\d)|\+\+|--|\+=|-=|\*=|%=|&=|\|=|\^=|\*\*|<<|>>|[{}()\[\];,<>+\-*%&|^!~?:=.@])
 """, re.VERBOSE | re.DOTALL)
+# ``<`` where an operand is expected starts JSX when a tag name or ``>`` follows (not ``<T,>``
+# or ``<T extends U>``, TSX's generic arrow functions).
+_JSX_START = re.compile(r"<(?:>|[A-Za-z_$][\w$.:-]*(?![\w$.:-]*\s*(?:,|extends\b)))")
+_JSX_NAME = re.compile(r"[\w$.:-]*")
+_JSX_TEXT = re.compile(r"[^<{]*")
 _TEMPLATE_STOP = re.compile(r"[`\\\n]|\$\{")
 _REGEX_BODY = re.compile(r"(?:[^\\/\[\n]|\\[^\n]|\[(?:[^\\\]\n]|\\[^\n])*\])+/[A-Za-z]*")
 
@@ -66,8 +71,9 @@ _CLOSERS = frozenset((")", "]", "}"))
 class _Tokens:
     """The significant tokens of one source text, and the JSDoc before some of them."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, jsx: bool = False) -> None:
         self.text = text
+        self.jsx = jsx
         self.tokens: list[tuple] = []
         self.docs: dict[int, str] = {}
         self.line = 1
@@ -91,6 +97,13 @@ class _Tokens:
             if ch == "`":
                 end = self.template(i)
                 out.append((TEMPLATE, "`", i, end, self.line, newline))
+                self.line += text.count("\n", i, end)
+                newline = False
+                i = end
+                continue
+            if ch == "<" and self.jsx and self.regex_allowed(out) and _JSX_START.match(text, i):
+                end = self.jsx_element(i)
+                out.append((TEMPLATE, "<", i, end, self.line, newline))
                 self.line += text.count("\n", i, end)
                 newline = False
                 i = end
@@ -167,6 +180,48 @@ class _Tokens:
                 j = self.scan(m.end(), [], until_brace=True)
                 self.line = line  # the caller counts the template's lines once, from the text
 
+    def jsx_element(self, i: int) -> int:
+        """The end of the JSX element opening at ``i``: tags, quoted and ``{}`` attributes, text children."""
+        text = self.text
+        n = len(text)
+        line = self.line
+        depth = 0
+        j = i
+        while j < n:
+            if text.startswith("</", j):  # a closing tag
+                close = text.find(">", j)
+                j = n if close < 0 else close + 1
+                depth -= 1
+                if depth <= 0:
+                    break
+            elif text[j] == "<":  # an opening tag: its name, then attributes up to > or />
+                j = _JSX_NAME.match(text, j + 1).end()
+                while j < n:
+                    ch = text[j]
+                    if ch == "{":
+                        j = self.scan(j + 1, [], until_brace=True)
+                    elif ch in "'\"":
+                        close = text.find(ch, j + 1)
+                        j = n if close < 0 else close + 1
+                    elif text.startswith("/>", j):
+                        j += 2
+                        break
+                    elif ch == ">":
+                        j += 1
+                        depth += 1
+                        break
+                    else:
+                        j += 1
+                if depth <= 0:
+                    break
+            m = _JSX_TEXT.match(text, j)  # children: text up to the next tag or expression
+            j = m.end()
+            while j < n and text[j] == "{":
+                j = self.scan(j + 1, [], until_brace=True)
+                j = _JSX_TEXT.match(text, j).end()
+        self.line = line  # the caller counts the element's lines once, from the text
+        return j
+
     @staticmethod
     def regex_allowed(out: list) -> bool:
         if not out:
@@ -179,9 +234,13 @@ class _Tokens:
         return False
 
 
-def tokenize(text: str) -> list[tuple]:
+def tokenize(text: str, jsx: bool = False) -> list[tuple]:
     """The significant tokens of ``text``: (type, value, start, end, line, newline-before)."""
-    return _Tokens(text).tokens
+    return _Tokens(text, jsx).tokens
+
+
+# JSX is read in these files; in .ts/.mts/.cts ``<T>x`` is a type assertion instead.
+_JSX_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs", ".tsx")
 
 
 # Tokens after which a line break ends a statement (ASI), and tokens that continue one anyway.
@@ -217,7 +276,7 @@ def _jsdoc_line(comment: str) -> str:
 
 class _Scanner:
     def __init__(self, path: str, text: str) -> None:
-        tokens = _Tokens(text)
+        tokens = _Tokens(text, jsx=path.lower().endswith(_JSX_SUFFIXES))
         self.path = path
         self.text = text
         self.toks = tokens.tokens
