@@ -695,7 +695,7 @@ def test_minified_bundle_is_skipped_quickly() -> None:
 def test_unknown_languages_and_undecodable_files() -> None:
     """A file no extractor knows gives None; a JS file that is not UTF-8 is skipped."""
     assert extract("README.md", b"# function x() {}") is None
-    assert extract("main.rs", b"fn main() {}") is None
+    assert extract("Main.java", b"class Main {}") is None
     assert isinstance(extract("latin1.js", b"var caf\xe9 = 1;"), Skipped)
 
 
@@ -805,3 +805,250 @@ def test_query_refuses_an_unknown_match_mode_and_a_foreign_file(tmp_path: Path) 
     other.write_text("name\tkind\n")
     with pytest.raises(CodenavError):
         query(str(other), "x")
+
+
+# --- Rust ------------------------------------------------------------------------------------------
+
+RUST_SOURCE = b'''\
+//! Crate docs.
+use std::fmt;
+/* outer /* nested fn fake_nested() {} */ still comment struct Fake; */
+const RAW: &str = r#"fn fake_raw() { "quoted" }"#;
+static mut counter: u32 = 0;
+/// A shape.
+#[derive(Debug)]
+pub struct Shape<'a, T: Clone + 'a> {
+    pub name: &'a str,
+    points: Vec<(T, T)>,
+    pub(crate) cache: std::collections::HashMap<String, Vec<T>>,
+}
+pub struct Unit;
+pub struct Pair(pub u8, u8);
+pub enum Event<T> { Click { x: i32, y: i32 }, Key(char), Quit = 3, Data(T) }
+pub trait Draw: fmt::Debug {
+    /// Draws it.
+    fn draw(&self) -> String;
+    fn size(&self) -> usize { 0 }
+    type Output;
+    const SIDES: u32;
+}
+impl<'a, T: Clone> Shape<'a, T> {
+    pub fn new(name: &'a str) -> Self { let c = '{'; let q = '\\''; Self { name, points: vec![], cache: Default::default() } }
+    fn private_helper<'b>(&self, x: &'b str) -> &'b str where T: fmt::Debug { x }
+}
+impl<T: Clone> Draw for Shape<'_, T> { fn draw(&self) -> String { String::from("fn fake_in_string() {}") } type Output = (); const SIDES: u32 = 4; }
+pub(crate) mod inner {
+    pub fn deep() {}
+    mod deeper { fn deepest() {} }
+}
+mod external;
+macro_rules! square { ($x:expr) => { $x * $x }; }
+pub type Result<T> = std::result::Result<T, Error>;
+pub const fn make() -> u8 { 1 }
+pub async unsafe fn danger() {}
+extern "C" { fn c_func(x: i32) -> i32; }
+'''
+
+
+def test_rust_items() -> None:
+    """Rust items, fields, variants, trait and impl members and nested modules are found; raw strings, char literals, lifetimes and nested comments hide nothing and fake nothing."""
+    symbols = extract("src/lib.rs", RUST_SOURCE)
+    assert rows(symbols) == [
+        (4, "constant", "", "RAW", False), (5, "variable", "", "counter", False),
+        (8, "class", "", "Shape", True), (9, "property", "Shape", "name", True),
+        (10, "property", "Shape", "points", False), (11, "property", "Shape", "cache", False),
+        (13, "class", "", "Unit", True), (14, "class", "", "Pair", True),
+        (15, "enum", "", "Event", True), (15, "constant", "Event", "Click", True),
+        (15, "constant", "Event", "Key", True), (15, "constant", "Event", "Quit", True),
+        (15, "constant", "Event", "Data", True),
+        (16, "interface", "", "Draw", True), (18, "method", "Draw", "draw", True),
+        (19, "method", "Draw", "size", True), (20, "type", "Draw", "Output", True),
+        (21, "constant", "Draw", "SIDES", True),
+        (24, "method", "Shape", "new", True), (25, "method", "Shape", "private_helper", False),
+        (27, "method", "Shape", "draw", None), (27, "type", "Shape", "Output", None),
+        (27, "constant", "Shape", "SIDES", None),
+        (28, "module", "", "inner", False), (29, "function", "inner", "deep", True),
+        (30, "module", "inner", "deeper", False), (30, "function", "inner.deeper", "deepest", False),
+        (32, "module", "", "external", False), (33, "function", "", "square", False),
+        (34, "type", "", "Result", True), (35, "function", "", "make", True),
+        (36, "function", "", "danger", True), (37, "function", "", "c_func", False),
+    ]
+    shape = by_name(symbols, "Shape")[0]
+    assert (shape.signature, shape.doc, shape.end_line) == ("pub struct Shape<'a, T: Clone + 'a>", "A shape.", 12)
+    assert by_name(symbols, "private_helper")[0].signature == \
+        "fn private_helper<'b>(&self, x: &'b str) -> &'b str where T: fmt::Debug"
+    assert by_name(symbols, "draw")[0].doc == "Draws it."
+    assert by_name(symbols, "RAW")[0].signature == "const RAW: &str"
+
+
+# semver 1.0.14 (Debian's librust-semver-dev 1.0.14-1), written down by reading the files.
+SEMVER_LIB = [
+    *[(line, "module", "", name, False) for line, name in (
+        (92, "backport"), (93, "display"), (94, "error"), (95, "eval"), (96, "identifier"), (97, "impls"),
+        (98, "parse"), (101, "serde"))],
+    (162, "class", "", "Version", True),
+    *[(line, "property", "Version", name, True) for line, name in (
+        (163, "major"), (164, "minor"), (165, "patch"), (166, "pre"), (167, "build"))],
+    (189, "class", "", "VersionReq", True), (190, "property", "VersionReq", "comparators", True),
+    (196, "class", "", "Comparator", True),
+    *[(line, "property", "Comparator", name, True) for line, name in (
+        (197, "op"), (198, "major"), (199, "minor"), (201, "patch"), (203, "pre"))],
+    (253, "enum", "", "Op", True),
+    *[(line, "constant", "Op", name, True) for line, name in (
+        (254, "Exact"), (255, "Greater"), (256, "GreaterEq"), (257, "Less"), (258, "LessEq"), (259, "Tilde"),
+        (260, "Caret"), (261, "Wildcard"), (265, "__NonExhaustive"))],
+    (318, "class", "", "Prerelease", True), (319, "property", "Prerelease", "identifier", False),
+    (376, "class", "", "BuildMetadata", True), (377, "property", "BuildMetadata", "identifier", False),
+    (398, "method", "Version", "new", True), (431, "method", "Version", "parse", True),
+    (451, "constant", "VersionReq", "STAR", True), (470, "method", "VersionReq", "parse", True),
+    (476, "method", "VersionReq", "matches", True), (484, "method", "VersionReq", "default", None),
+    (490, "method", "Comparator", "parse", True), (494, "method", "Comparator", "matches", True),
+    (502, "constant", "Prerelease", "EMPTY", True), (505, "constant", "Prerelease", "EMPTY", True),
+    (509, "method", "Prerelease", "new", True), (513, "method", "Prerelease", "as_str", True),
+    (517, "method", "Prerelease", "is_empty", True),
+    (525, "constant", "BuildMetadata", "EMPTY", True), (528, "constant", "BuildMetadata", "EMPTY", True),
+    (532, "method", "BuildMetadata", "new", True), (536, "method", "BuildMetadata", "as_str", True),
+    (540, "method", "BuildMetadata", "is_empty", True),
+]
+SEMVER_IMPLS = [
+    (10, "method", "Identifier", "default", None), (18, "method", "Identifier", "hash", None),
+    (24, "type", "Prerelease", "Target", None), (26, "method", "Prerelease", "deref", None),
+    (32, "type", "BuildMetadata", "Target", None), (34, "method", "BuildMetadata", "deref", None),
+    (40, "method", "Prerelease", "partial_cmp", None), (46, "method", "BuildMetadata", "partial_cmp", None),
+    (52, "method", "Prerelease", "cmp", None), (107, "method", "BuildMetadata", "cmp", None),
+    (149, "method", "VersionReq", "from_iter", None),
+]
+
+
+def test_semver_crate_items() -> None:
+    """Every item of the real semver crate's lib.rs and impls.rs is found at its line, and nothing else."""
+    root = DATA / "semver-1.0.14" / "src"
+    lib = extract("src/lib.rs", (root / "lib.rs").read_bytes())
+    assert rows(lib) == SEMVER_LIB
+    assert by_name(lib, "Version")[0].doc.startswith("**SemVer version** as defined by")
+    assert rows(extract("src/impls.rs", (root / "impls.rs").read_bytes())) == SEMVER_IMPLS
+
+
+# --- Go --------------------------------------------------------------------------------------------
+
+GO_SOURCE = b'''\
+// Package shapes draws shapes.
+package shapes
+
+import (
+\t"fmt"
+\t"strings"
+)
+
+const raw = `func fakeRaw() {
+type FakeType struct{}`
+
+// Color is a color.
+type Color int
+
+const (
+\tRed Color = iota // first
+\tGreen
+\tblue
+)
+
+var (
+\tErrBad   = fmt.Errorf("bad: %s", "func fake() {}")
+\tcache    map[string]int
+\tx, y int = 1, 2
+)
+
+// Shape is anything drawable.
+type Shape interface {
+\tArea() float64
+\tfmt.Stringer
+\tScale(f float64) Shape
+}
+
+// Stack is a generic stack.
+type Stack[T any] struct {
+\titems []T
+\tName, Label string `json:"name"`
+\t*strings.Builder
+\tsync.Mutex
+}
+
+type Grid [3][3]int
+type Alias = Stack[int]
+
+// Push adds v.
+func (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }
+
+func (s Stack[T]) peek() (T, bool) {
+\tvar zero T
+\tr := '}'
+\t_ = r
+\treturn zero, false
+}
+
+func Map[T, U any](xs []T, f func(T) U) []U {
+\treturn nil
+}
+
+func Empty() interface{} { return struct{}{} }
+'''
+
+
+def test_go_declarations() -> None:
+    """Go's package, grouped const/var specs, types, struct fields, interface methods and (generic) methods are found; raw strings and runes fake nothing."""
+    symbols = extract("shapes/shapes.go", GO_SOURCE)
+    assert rows(symbols) == [
+        (2, "module", "", "shapes", True), (9, "constant", "", "raw", False), (13, "type", "", "Color", True),
+        (16, "constant", "", "Red", True), (17, "constant", "", "Green", True), (18, "constant", "", "blue", False),
+        (22, "variable", "", "ErrBad", True), (23, "variable", "", "cache", False),
+        (24, "variable", "", "x", False), (24, "variable", "", "y", False),
+        (28, "interface", "", "Shape", True), (29, "method", "Shape", "Area", True),
+        (31, "method", "Shape", "Scale", True),
+        (35, "class", "", "Stack", True), (36, "property", "Stack", "items", False),
+        (37, "property", "Stack", "Name", True), (37, "property", "Stack", "Label", True),
+        (42, "type", "", "Grid", True), (43, "type", "", "Alias", True),
+        (46, "method", "Stack", "Push", True), (48, "method", "Stack", "peek", False),
+        (55, "function", "", "Map", True), (59, "function", "", "Empty", True),
+    ]
+    assert by_name(symbols, "shapes")[0].doc == "Package shapes draws shapes."
+    push = by_name(symbols, "Push")[0]
+    assert (push.signature, push.doc) == ("func (s *Stack[T]) Push(v T)", "Push adds v.")
+    assert by_name(symbols, "Map")[0].signature == "func Map[T, U any](xs []T, f func(T) U) []U"
+    assert by_name(symbols, "Empty")[0].signature == "func Empty() interface{}"
+    assert by_name(symbols, "peek")[0].end_line == 53
+
+
+# github.com/pkg/errors 0.9.1 (Debian's golang-github-pkg-errors-dev 0.9.1-2), written down by reading the files.
+PKG_ERRORS = [
+    (93, "module", "", "errors", True), (102, "function", "", "New", True), (112, "function", "", "Errorf", True),
+    (120, "class", "", "fundamental", False), (121, "property", "fundamental", "msg", False),
+    (125, "method", "fundamental", "Error", True), (127, "method", "fundamental", "Format", True),
+    (145, "function", "", "WithStack", True), (155, "class", "", "withStack", False),
+    (160, "method", "withStack", "Cause", True), (163, "method", "withStack", "Unwrap", True),
+    (165, "method", "withStack", "Format", True), (184, "function", "", "Wrap", True),
+    (201, "function", "", "Wrapf", True), (217, "function", "", "WithMessage", True),
+    (229, "function", "", "WithMessagef", True), (239, "class", "", "withMessage", False),
+    (240, "property", "withMessage", "cause", False), (241, "property", "withMessage", "msg", False),
+    (244, "method", "withMessage", "Error", True), (245, "method", "withMessage", "Cause", True),
+    (248, "method", "withMessage", "Unwrap", True), (250, "method", "withMessage", "Format", True),
+    (275, "function", "", "Cause", True),
+]
+PKG_ERRORS_STACK = [
+    (1, "module", "", "errors", True), (15, "type", "", "Frame", True), (19, "method", "Frame", "pc", False),
+    (23, "method", "Frame", "file", False), (34, "method", "Frame", "line", False),
+    (44, "method", "Frame", "name", False), (64, "method", "Frame", "Format", True),
+    (88, "method", "Frame", "MarshalText", True), (97, "type", "", "StackTrace", True),
+    (107, "method", "StackTrace", "Format", True), (128, "method", "StackTrace", "formatSlice", False),
+    (140, "type", "", "stack", False), (142, "method", "stack", "Format", True),
+    (155, "method", "stack", "StackTrace", True), (163, "function", "", "callers", False),
+    (172, "function", "", "funcname", False),
+]
+
+
+def test_pkg_errors_declarations() -> None:
+    """Every declaration of the real github.com/pkg/errors errors.go and stack.go is found at its line, and nothing else."""
+    root = DATA / "pkg-errors-0.9.1"
+    errors_go = extract("errors.go", (root / "errors.go").read_bytes())
+    assert rows(errors_go) == PKG_ERRORS
+    assert by_name(errors_go, "Wrap")[0].doc.startswith("Wrap returns an error annotating err with a stack trace")
+    assert rows(extract("stack.go", (root / "stack.go").read_bytes())) == PKG_ERRORS_STACK

@@ -1,7 +1,8 @@
 """Symbols: the definitions in a source file, and a compact index of them on disk.
 
 - ``extract(path, data)`` returns the file's definitions as ``Symbol``s, ``None`` when no
-  extractor knows the language (by file name), or a ``Skipped`` marker when the file cannot be
+  extractor knows the language (by file name: Python, JavaScript/TypeScript, Rust, Go; each
+  module's docstring says what it indexes), or a ``Skipped`` marker when the file cannot be
   read as source (syntax error, nesting too deep, not UTF-8, a minified bundle over
   ``MAX_BYTES`` or with a line over ``MAX_LINE_BYTES``). It never raises for bad input: the
   caller counts the ``Skipped`` and goes on.
@@ -40,7 +41,7 @@ SIGNATURE_CHARS = 200
 HEADER = "codenav-symbols\t1\n"
 
 _PYTHON = (".py", ".pyi")
-_JAVASCRIPT = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+_JAVASCRIPT = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")  # .d.ts ends with .ts
 
 
 class Symbol:
@@ -107,12 +108,16 @@ class Skipped:
 
 
 def language(path: str) -> str | None:
-    """``python``, ``javascript`` (JS and TS) or None, by file name."""
+    """``python``, ``javascript`` (JS and TS), ``rust``, ``go`` or None, by file name."""
     lower = path.lower()
     if lower.endswith(_PYTHON):
         return "python"
     if lower.endswith(_JAVASCRIPT):
         return "javascript"
+    if lower.endswith(".rs"):
+        return "rust"
+    if lower.endswith(".go"):
+        return "go"
     return None
 
 
@@ -139,9 +144,17 @@ def extract(path: str, data: bytes) -> list[Symbol] | Skipped | None:
             from . import python
 
             return python.extract(path, data)
-        from . import javascript
+        if lang == "javascript":
+            from . import javascript
 
-        return javascript.extract(path, data)
+            return javascript.extract(path, data)
+        if lang == "rust":
+            from . import rust
+
+            return rust.extract(path, data)
+        from . import go
+
+        return go.extract(path, data)
     except RecursionError:
         return Skipped("nested too deeply")
     except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
