@@ -767,6 +767,7 @@ def test_query_orders_exact_exported_source_and_shallow_first(tmp_path: Path) ->
     assert found("proto.route") == [("route", "lib/router/index.js")]
     assert found("Router", path_prefix="deep/") == [("Router", "deep/a/b/router.js")]
     assert found("nothing") == []
+    assert [s.path for s in query(str(out), "router", limit=2)] == ["lib/router/index.js", "deep/a/b/router.js"]
     route = query(str(out), "route")[0]
     assert route.doc == "Create a new Route\tfor the given path." and route.end_line == 515
 
@@ -1052,3 +1053,20 @@ def test_pkg_errors_declarations() -> None:
     assert rows(errors_go) == PKG_ERRORS
     assert by_name(errors_go, "Wrap")[0].doc.startswith("Wrap returns an error annotating err with a stack trace")
     assert rows(extract("stack.go", (root / "stack.go").read_bytes())) == PKG_ERRORS_STACK
+
+
+def test_search_falls_back_from_exact_to_prefix(tmp_path: Path) -> None:
+    """Without a match mode, search returns the exact matches, or the prefix matches when there is no exact one, and says which."""
+    from codenav.search.symbols import search
+
+    out = tmp_path / "symbols.tsv"
+    write_index(sample_symbols(), str(out))
+    mode, hits = search(str(out), "router")
+    assert (mode, [s.path for s in hits]) == ("exact", ["lib/router/index.js", "deep/a/b/router.js", "app.js",
+                                                       "test/router.test.js"])
+    mode, hits = search(str(out), "RouterOpt")
+    assert (mode, [s.name for s in hits]) == ("prefix", ["RouterOptions"])
+    mode, hits = search(str(out), "proto.rou")
+    assert (mode, [s.name for s in hits]) == ("prefix", ["route"])
+    assert search(str(out), "outer", match="substring")[0] == "substring"
+    assert search(str(out), "zzz") == ("prefix", [])

@@ -236,11 +236,12 @@ _EXPORT_RANK = {"1": 0, "": 1, "0": 2}
 
 
 def query(index_file: str, text: str, match: str = "exact", case_sensitive: bool = False,
-          kinds: Iterable[str] | None = None, path_prefix: str = "") -> list[Symbol]:
+          kinds: Iterable[str] | None = None, path_prefix: str = "", limit: int | None = None) -> list[Symbol]:
     """The symbols of ``index_file`` whose name matches ``text``, best first (module docstring).
 
     ``match`` is ``exact``, ``prefix`` (exact matches included, ranked first) or ``substring``
     (both of those included). A ``text`` with a dot is matched against ``container.name``.
+    ``limit`` keeps the first results only (all are ranked; only those are decoded).
     """
     if match not in ("exact", "prefix", "substring"):
         from ...errors import invalid
@@ -256,11 +257,14 @@ def query(index_file: str, text: str, match: str = "exact", case_sensitive: bool
 
             raise CodenavError("CONFIG_ERROR", f"{index_file} is not a symbol index of this version")
         for line in handle:
-            fields = line.rstrip("\n").split("\t")
-            name = _unescape(fields[0])
             if qualified:
+                fields = line.rstrip("\n").split("\t")
                 container = _unescape(fields[5])
+                name = _unescape(fields[0])
                 name = f"{container}.{name}" if container else name
+            else:
+                fields = None
+                name = _unescape(line[:line.find("\t")])  # most lines end here: only the name is read
             folded = name if case_sensitive else name.lower()
             if folded == needle:
                 tier, case_rank = 0, name != text
@@ -272,6 +276,8 @@ def query(index_file: str, text: str, match: str = "exact", case_sensitive: bool
                 tier, case_rank = 2, text not in name
             else:
                 continue
+            if fields is None:
+                fields = line.rstrip("\n").split("\t")
             if wanted_kinds is not None and fields[1] not in wanted_kinds:
                 continue
             path = _unescape(fields[2])
@@ -281,4 +287,21 @@ def query(index_file: str, text: str, match: str = "exact", case_sensitive: bool
                    int(fields[3]))
             ranked.append((key, line))
     ranked.sort(key=lambda pair: pair[0])
-    return [parse_line(line) for _key, line in ranked]
+    return [parse_line(line) for _key, line in (ranked if limit is None else ranked[:limit])]
+
+
+def search(index_file: str, text: str, match: str | None = None, case_sensitive: bool = False,
+           kinds: Iterable[str] | None = None, path_prefix: str = "") -> tuple[str, list[Symbol]]:
+    """``(matchMode, results)``: with ``match`` None, the exact matches, or the prefix matches when
+    there is no exact one (issue 16's default); otherwise ``query`` with that mode."""
+    if match is not None:
+        return match, query(index_file, text, match, case_sensitive, kinds, path_prefix)
+    found = query(index_file, text, "prefix", case_sensitive, kinds, path_prefix)  # one pass over the file
+    folded = text if case_sensitive else text.lower()
+
+    def exact(symbol: Symbol) -> bool:
+        name = symbol.qualified if "." in text else symbol.name
+        return (name if case_sensitive else name.lower()) == folded
+
+    exact_ones = [symbol for symbol in found if exact(symbol)]
+    return ("exact", exact_ones) if exact_ones else ("prefix", found)

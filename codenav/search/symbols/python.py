@@ -12,7 +12,8 @@ Kinds: a def in a class is a ``method``; one decorated ``property``/``cached_pro
 ``.setter``/``.getter``/``.deleter`` is a ``property``. A class deriving from an Enum base is an
 ``enum`` (its assignments are ``constant``s), from ``Protocol`` an ``interface``. An assignment of
 ``TypeVar``/``NewType``/``TypeAliasType`` or annotated ``TypeAlias`` is a ``type``. An
-UPPER_CASE name is a ``constant``, any other a ``variable``.
+UPPER_CASE name is a ``constant``; any other is a ``variable`` at module level and a
+``property`` (a class attribute) in a class body.
 
 Overloads: every ``@overload`` stub is its own symbol with its own signature and line, and so
 is the implementation, so each accepted call shape is visible in the results.
