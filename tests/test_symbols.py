@@ -1070,3 +1070,105 @@ def test_search_falls_back_from_exact_to_prefix(tmp_path: Path) -> None:
     assert (mode, [s.name for s in hits]) == ("prefix", ["route"])
     assert search(str(out), "outer", match="substring")[0] == "substring"
     assert search(str(out), "zzz") == ("prefix", [])
+
+
+# --- PHP -------------------------------------------------------------------------------------------
+
+PHP_SOURCE = b'''\
+<html><body>function notPhp() {} class NotPhp {}</body></html>
+<?php
+declare(strict_types=1);
+
+namespace App\\Models {
+    use Some\\Thing;
+
+    # a hash comment: function fakeHash() {}
+    // function fakeLine() {}
+    /** A user. */
+    #[Entity(table: "users")]
+    final class User extends Model implements \\JsonSerializable
+    {
+        use HasFactory;
+        public const TABLE = 'users', OTHER = "x";
+        private ?string $secret = null;
+        protected static array $cache = [], $other;
+        public readonly int $id;
+
+        /**
+         * Make one.
+         * @return static
+         */
+        public static function make(string $name = "class Fake {}"): static
+        {
+            $sql = <<<SQL
+                SELECT * FROM users WHERE fn = 'function fakeHeredoc() {'
+                SQL;
+            $fn = function ($x) use ($sql) { return $x; };
+            return new static();
+        }
+
+        abstract protected function hidden(): void;
+        function &byRef() {}
+    }
+}
+
+namespace App\\Enums {
+    enum Status: string
+    {
+        case Active = 'active';
+        case Inactive = 'inactive';
+        public function label(): string { return ucfirst($this->value); }
+    }
+    interface HasLabel { public function label(): string; }
+    trait Labels { private $labels = []; }
+    function helper(int $a): int { return $a; }
+    const VERSION = '1.0';
+}
+?>
+<p>class AfterClose {}</p>
+<?php function after_close() {}
+'''
+
+
+def test_php_declarations() -> None:
+    """PHP namespaces, classes, traits, interfaces, enums and their members are found; HTML, heredocs, strings and comments fake nothing."""
+    symbols = extract("src/Models.php", PHP_SOURCE)
+    models, enums = "App\\Models", "App\\Enums"
+    assert rows(symbols) == [
+        (5, "namespace", "", models, True), (12, "class", models, "User", True),
+        (15, "constant", models + ".User", "TABLE", True), (15, "constant", models + ".User", "OTHER", True),
+        (16, "property", models + ".User", "secret", False), (17, "property", models + ".User", "cache", False),
+        (17, "property", models + ".User", "other", False), (18, "property", models + ".User", "id", True),
+        (24, "method", models + ".User", "make", True), (33, "method", models + ".User", "hidden", False),
+        (34, "method", models + ".User", "byRef", True),
+        (38, "namespace", "", enums, True), (39, "enum", enums, "Status", True),
+        (41, "constant", enums + ".Status", "Active", True), (42, "constant", enums + ".Status", "Inactive", True),
+        (43, "method", enums + ".Status", "label", True), (45, "interface", enums, "HasLabel", True),
+        (45, "method", enums + ".HasLabel", "label", True), (46, "class", enums, "Labels", True),
+        (46, "property", enums + ".Labels", "labels", False), (47, "function", enums, "helper", True),
+        (48, "constant", enums, "VERSION", True), (52, "function", "", "after_close", True),
+    ]
+    make = by_name(symbols, "make")[0]
+    assert (make.signature, make.doc, make.end_line) == (
+        'public static function make(string $name = "class Fake {}"): static', "Make one.", 31)
+    assert by_name(symbols, "User")[0].doc == "A user."
+
+
+def test_psr_log_declarations() -> None:
+    """Every declaration of the real psr/log LoggerInterface.php, LogLevel.php and LoggerAwareTrait.php is found at its line."""
+    root = DATA / "psr-log-1.1.4"
+    ns = "Psr\\Log"
+    interface = extract("LoggerInterface.php", (root / "LoggerInterface.php").read_bytes())
+    methods = [(30, "emergency"), (43, "alert"), (55, "critical"), (66, "error"), (79, "warning"), (89, "notice"),
+               (101, "info"), (111, "debug"), (124, "log")]
+    assert rows(interface) == [(3, "namespace", "", ns, True), (20, "interface", ns, "LoggerInterface", True),
+                               *[(line, "method", ns + ".LoggerInterface", name, True) for line, name in methods]]
+    assert by_name(interface, "emergency")[0].doc == "System is unusable."
+    levels = ["EMERGENCY", "ALERT", "CRITICAL", "ERROR", "WARNING", "NOTICE", "INFO", "DEBUG"]
+    assert rows(extract("LogLevel.php", (root / "LogLevel.php").read_bytes())) == [
+        (3, "namespace", "", ns, True), (8, "class", ns, "LogLevel", True),
+        *[(10 + k, "constant", ns + ".LogLevel", name, True) for k, name in enumerate(levels)]]
+    assert rows(extract("LoggerAwareTrait.php", (root / "LoggerAwareTrait.php").read_bytes())) == [
+        (3, "namespace", "", ns, True), (8, "class", ns, "LoggerAwareTrait", True),
+        (15, "property", ns + ".LoggerAwareTrait", "logger", False),
+        (22, "method", ns + ".LoggerAwareTrait", "setLogger", True)]
