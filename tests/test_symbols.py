@@ -695,7 +695,7 @@ def test_minified_bundle_is_skipped_quickly() -> None:
 def test_unknown_languages_and_undecodable_files() -> None:
     """A file no extractor knows gives None; a JS file that is not UTF-8 is skipped."""
     assert extract("README.md", b"# function x() {}") is None
-    assert extract("Main.java", b"class Main {}") is None
+    assert extract("main.rb", b"class Main; end") is None
     assert isinstance(extract("latin1.js", b"var caf\xe9 = 1;"), Skipped)
 
 
@@ -1172,3 +1172,179 @@ def test_psr_log_declarations() -> None:
         (3, "namespace", "", ns, True), (8, "class", ns, "LoggerAwareTrait", True),
         (15, "property", ns + ".LoggerAwareTrait", "logger", False),
         (22, "method", ns + ".LoggerAwareTrait", "setLogger", True)]
+
+
+# --- Java ------------------------------------------------------------------------------------------
+
+JAVA_SOURCE = b'''\
+package com.example.shapes;
+
+import java.util.*;
+
+/** A shape. */
+@Deprecated
+public abstract class Shape<T extends Comparable<T>> implements Comparable<Shape<T>> {
+    public static final int MAX_SIDES = 12, MIN_SIDES = 3;
+    private final Map<String, List<T>> cache = new HashMap<>();
+    protected String name = "class Fake { void fake() {} }";
+    int[] data, more[];
+    static { System.out.println("init"); }
+
+    /** Makes one. */
+    public Shape(String name) { this.name = name; }
+
+    @Override
+    public int compareTo(Shape<T> other) { return 0; }
+
+    public abstract <R> R accept(Visitor<R> visitor) throws Exception;
+
+    String text() { return """
+        void fakeText() {}
+        """; }
+
+    public interface Visitor<R> { R visit(Shape<?> s); int DEFAULT = 1; }
+
+    public enum Kind { CIRCLE("c") { @Override public String toString() { return "o"; } }, SQUARE("s");
+        private final String code; Kind(String code) { this.code = code; } public String code() { return code; } }
+
+    public record Point(int x, int y) { public Point { if (x < 0) throw new IllegalArgumentException(); } }
+
+    private static class Cache { char c = '}'; }
+}
+
+@interface Marker { String value() default "x"; }
+class Helper { void help() { Runnable r = new Runnable() { public void run() {} }; } }
+'''
+
+
+def test_java_declarations() -> None:
+    """Java types at any nesting, fields (C-style arrays too), constructors, methods, enum constants, record components and annotation elements are found; strings, text blocks and anonymous classes fake nothing."""
+    symbols = extract("src/Shape.java", JAVA_SOURCE)
+    assert rows(symbols) == [
+        (1, "namespace", "", "com.example.shapes", True), (7, "class", "", "Shape", True),
+        (8, "constant", "Shape", "MAX_SIDES", True), (8, "constant", "Shape", "MIN_SIDES", True),
+        (9, "property", "Shape", "cache", False), (10, "property", "Shape", "name", True),
+        (11, "property", "Shape", "data", False), (11, "property", "Shape", "more", False),
+        (15, "method", "Shape", "Shape", True), (18, "method", "Shape", "compareTo", True),
+        (20, "method", "Shape", "accept", True), (22, "method", "Shape", "text", False),
+        (26, "interface", "Shape", "Visitor", True), (26, "method", "Shape.Visitor", "visit", True),
+        (26, "constant", "Shape.Visitor", "DEFAULT", True), (28, "enum", "Shape", "Kind", True),
+        (28, "constant", "Shape.Kind", "CIRCLE", True), (28, "constant", "Shape.Kind", "SQUARE", True),
+        (29, "property", "Shape.Kind", "code", False), (29, "method", "Shape.Kind", "Kind", False),
+        (29, "method", "Shape.Kind", "code", True), (31, "class", "Shape", "Point", True),
+        (31, "property", "Shape.Point", "x", False), (31, "property", "Shape.Point", "y", False),
+        (31, "method", "Shape.Point", "Point", True), (33, "class", "Shape", "Cache", False),
+        (33, "property", "Shape.Cache", "c", False), (36, "interface", "", "Marker", False),
+        (36, "method", "Marker", "value", False), (37, "class", "", "Helper", False),
+        (37, "method", "Helper", "help", False),
+    ]
+    shape = by_name(symbols, "Shape")[0]
+    assert (shape.signature, shape.doc, shape.end_line) == (
+        "public abstract class Shape<T extends Comparable<T>> implements Comparable<Shape<T>>", "A shape.", 34)
+    assert by_name(symbols, "accept")[0].signature == "public abstract <R> R accept(Visitor<R> visitor) throws Exception"
+    assert by_name(symbols, "Shape")[1].doc == "Makes one."
+    assert by_name(symbols, "y")[0].signature == "int y"
+
+
+# An independent oracle: javac's own parser (the Compiler Tree API) lists every type, method,
+# constructor, field and enum constant outside method bodies, with the line of its name.
+JAVAC_LIST_DECLARATIONS = """\
+import com.sun.source.tree.*;
+import com.sun.source.util.*;
+import javax.tools.*;
+import java.util.*;
+
+public class ListDecls {
+    public static void main(String[] args) throws Exception {
+        JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+        StandardJavaFileManager files = compiler.getStandardFileManager(null, null, null);
+        for (String arg : args) {
+            JavacTask task = (JavacTask) compiler.getTask(null, files, d -> {}, List.of("-proc:none"), null,
+                    files.getJavaFileObjects(arg));
+            SourcePositions positions = Trees.instance(task).getSourcePositions();
+            for (CompilationUnitTree unit : task.parse()) {
+                String text = unit.getSourceFile().getCharContent(true).toString();
+                LineMap lines = unit.getLineMap();
+                new TreeScanner<Void, String>() {
+                    void print(String kind, String name, Tree tree, Tree after) {
+                        long from = after == null ? positions.getStartPosition(unit, tree) : positions.getEndPosition(unit, after);
+                        if (from < 0) from = positions.getStartPosition(unit, tree);
+                        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\\\b" + java.util.regex.Pattern.quote(name) + "\\\\b").matcher(text);
+                        long start = positions.getStartPosition(unit, tree);
+                        long line = m.find((int) Math.max(from, 0)) ? lines.getLineNumber(m.start())
+                                : m.find((int) Math.max(start, 0)) ? lines.getLineNumber(m.start()) : -1;
+                        System.out.println(arg + "\\t" + kind + "\\t" + name + "\\t" + line);
+                    }
+                    String last;
+                    @Override public Void visitClass(ClassTree node, String owner) {
+                        if (node.getSimpleName().length() == 0) return null;
+                        print("class", node.getSimpleName().toString(), node, node.getModifiers());
+                        String saved = last; last = node.getSimpleName().toString();
+                        for (Tree member : node.getMembers()) scan(member, last);
+                        last = saved;
+                        return null;
+                    }
+                    @Override public Void visitMethod(MethodTree node, String owner) {
+                        String name = node.getName().toString();
+                        if (name.equals("<init>")) name = owner;
+                        Tree after = node.getReturnType() != null ? node.getReturnType() : node.getModifiers();
+                        print("method", name, node, after);
+                        return null;
+                    }
+                    @Override public Void visitVariable(VariableTree node, String owner) {
+                        // javac's own position of a variable declaration is its name
+                        int pos = ((com.sun.tools.javac.tree.JCTree) node).pos;
+                        System.out.println(arg + "\\tfield\\t" + node.getName() + "\\t" + lines.getLineNumber(pos));
+                        return null;
+                    }
+                    @Override public Void visitBlock(BlockTree node, String owner) { return null; }
+                }.scan(unit, null);
+            }
+        }
+    }
+}
+"""
+
+
+def jdk_with_sources() -> tuple[str, str] | None:
+    """(java launcher, src.zip) of an installed JDK that ships its sources, else None."""
+    import glob
+
+    for src in sorted(glob.glob("/usr/lib/jvm/*/lib/src.zip"), reverse=True):
+        java = os.path.join(os.path.dirname(os.path.dirname(src)), "bin", "java")
+        if os.path.isfile(src) and os.access(java, os.X_OK):
+            return java, src
+    return None
+
+
+def test_java_recall_against_javac_over_jdk_sources(tmp_path: Path) -> None:
+    """Every declaration javac's parser finds in a third of the JDK's java/util sources is returned at the same line, and nothing else."""
+    import zipfile
+
+    found = jdk_with_sources()
+    if found is None:
+        pytest.skip("no JDK with src.zip installed")
+    java, src = found
+    with zipfile.ZipFile(src) as archive:
+        members = sorted(name for name in archive.namelist()
+                         if name.startswith("java.base/java/util/") and name.count("/") == 3
+                         and name.endswith(".java"))[::3]
+        assert len(members) > 30
+        files = []
+        for name in members:
+            target = tmp_path / name.rsplit("/", 1)[1]
+            target.write_bytes(archive.read(name))
+            files.append(str(target))
+    program = tmp_path / "ListDecls.java"
+    program.write_text(JAVAC_LIST_DECLARATIONS)
+    done = subprocess.run([java, "--add-exports", "jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED",
+                           str(program), *files], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    expected: dict[str, set[tuple[str, int]]] = {file: set() for file in files}
+    for line in done.stdout.splitlines():
+        file, _kind, name, lineno = line.split("\t")
+        expected[file].add((name, int(lineno)))
+    assert sum(len(names) for names in expected.values()) > 1500
+    for file in files:
+        got = {(s.name, s.line) for s in extract(file, Path(file).read_bytes()) if s.kind != "namespace"}
+        assert got == expected[file], (file, sorted(expected[file] - got)[:5], sorted(got - expected[file])[:5])
