@@ -699,6 +699,18 @@ def test_unknown_languages_and_undecodable_files() -> None:
     assert isinstance(extract("latin1.js", b"var caf\xe9 = 1;"), Skipped)
 
 
+def test_build_index_counts_and_streams(tmp_path: Path) -> None:
+    """build_index writes every extracted symbol, counting source files, skipped files and other files."""
+    from codenav.search.symbols import build_index
+
+    files = [("a.py", b"def good(): pass\n"), ("b.py", b"def bad(:\n"), ("c.js", b"function fine() {}\n"),
+             ("d.min.js", b"!function(){}" * 10000), ("e.txt", b"plain")]
+    out = tmp_path / "symbols.tsv"
+    assert build_index(iter(files), str(out)) == {"files": 2, "symbols": 3, "skipped": 2, "other": 1}
+    # exported (a.py: public names) before unsaid (c.js: a script)
+    assert [s.name for s in query(str(out), "", match="prefix")] == ["a", "good", "fine"]
+
+
 def test_a_batch_counts_skips_and_goes_on(tmp_path: Path) -> None:
     """Indexing a batch with broken files among good ones counts the skipped files and indexes the rest."""
     files = {"a.py": b"def good(): pass\n", "b.py": b"def bad(:\n", "c.js": b"function fine() {}\n",

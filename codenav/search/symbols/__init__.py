@@ -231,6 +231,29 @@ def write_index(symbols: Iterable[Symbol], out_file: str | TextIO) -> int:
     return count
 
 
+def build_index(files: Iterable[tuple[str, bytes]], out_file: str | TextIO) -> dict[str, int]:
+    """Extract each ``(path, data)`` (consumed lazily) into the index at ``out_file``.
+
+    Returns the counts ``files`` (read as source), ``symbols``, ``skipped`` (known language, not
+    readable: see ``Skipped``) and ``other`` (no extractor). One file's symbols are in memory at a time.
+    """
+    counts = {"files": 0, "symbols": 0, "skipped": 0, "other": 0}
+
+    def symbols():
+        for path, data in files:
+            result = extract(path, data)
+            if result is None:
+                counts["other"] += 1
+            elif isinstance(result, Skipped):
+                counts["skipped"] += 1
+            else:
+                counts["files"] += 1
+                yield from result
+
+    counts["symbols"] = write_index(symbols(), out_file)
+    return counts
+
+
 def is_test_path(path: str) -> bool:
     """A path in a test/tests/__tests__/spec directory, or named test_*.py, *_test.py, *.test.js, *.spec.ts…"""
     parts = path.lower().split("/")
