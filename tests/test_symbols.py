@@ -695,7 +695,7 @@ def test_minified_bundle_is_skipped_quickly() -> None:
 def test_unknown_languages_and_undecodable_files() -> None:
     """A file no extractor knows gives None; a JS file that is not UTF-8 is skipped."""
     assert extract("README.md", b"# function x() {}") is None
-    assert extract("main.rb", b"class Main; end") is None
+    assert extract("main.ex", b"defmodule Main do end") is None
     assert isinstance(extract("latin1.js", b"var caf\xe9 = 1;"), Skipped)
 
 
@@ -1360,3 +1360,138 @@ def test_java_recall_against_javac_over_jdk_sources(tmp_path: Path) -> None:
     for file in files:
         got = {(s.name, s.line) for s in extract(file, Path(file).read_bytes()) if s.kind != "namespace"}
         assert got == expected[file], (file, sorted(expected[file] - got)[:5], sorted(got - expected[file])[:5])
+
+
+# --- Ruby ------------------------------------------------------------------------------------------
+
+RUBY_SOURCE = b'''\
+# frozen_string_literal: true
+require "set"
+
+# Top-level helper.
+def helper(x) = x * 2
+
+module Outer::Inner
+  VERSION = "1.0"
+  TEXT = <<~EOS
+    def fake_heredoc
+    end
+  EOS
+  PATTERN = %r{def fake_regex end}
+  WORDS = %w[class end def]
+
+  # A widget.
+  class Widget < Base
+    attr_accessor :name, :size
+    DEFAULTS = { class: "x", end: 1, def: 2 }.freeze
+
+    def initialize(name, size: 1)
+      @name = name
+      return if name.nil?
+      items.each do |item|
+        puts "item #{item.name} #{ { a: "}" }[:a] }"
+      end
+      while size > 0 do size -= 1 end
+      value = if size then 1 else 2 end
+      x = y / 2; z = a.class
+    end
+
+    def self.build(*args, **opts, &block) = new(*args, **opts)
+
+    def name=(value)
+      @name = value
+    end
+
+    def [](key); @data[key]; end
+    def valid? = true
+
+    alias_method :to_s, :name
+    alias title name
+
+    class << self
+      def registry; @registry ||= {}; end
+    end
+
+    protected
+
+    def compare(other)
+      other.size <=> size
+    end
+
+    private
+
+    def secret; end
+
+    public
+
+    def visible
+      case size
+      when 1 then :one
+      else :many
+      end
+    end
+
+    private def inline_private; end
+    def later; end
+    private :later
+  end
+end
+'''
+
+
+def test_ruby_definitions() -> None:
+    """Ruby modules, classes, defs (endless, setters, operators, singleton), aliases, attrs and constants are found with their visibility; heredocs, %-literals, labels and modifiers fake nothing and keep the ends paired."""
+    symbols = extract("lib/widget.rb", RUBY_SOURCE)
+    w = "Outer.Inner.Widget"
+    assert rows(symbols) == [
+        (5, "function", "", "helper", True), (7, "module", "Outer", "Inner", True),
+        (8, "constant", "Outer.Inner", "VERSION", True), (9, "constant", "Outer.Inner", "TEXT", True),
+        (13, "constant", "Outer.Inner", "PATTERN", True), (14, "constant", "Outer.Inner", "WORDS", True),
+        (17, "class", "Outer.Inner", "Widget", True), (18, "property", w, "name", True),
+        (18, "property", w, "size", True), (19, "constant", w, "DEFAULTS", True),
+        (21, "method", w, "initialize", True), (32, "method", w, "build", True), (34, "method", w, "name=", True),
+        (38, "method", w, "[]", True), (39, "method", w, "valid?", True), (41, "method", w, "to_s", True),
+        (42, "method", w, "title", True), (45, "method", w, "registry", True), (50, "method", w, "compare", False),
+        (56, "method", w, "secret", False), (60, "method", w, "visible", True),
+        (67, "method", w, "inline_private", False), (68, "method", w, "later", False),
+    ]
+    assert [(s.name, s.end_line) for s in symbols if s.kind in ("module", "class")] == [("Inner", 71), ("Widget", 70)]
+    assert by_name(symbols, "initialize")[0].end_line == 30
+    assert by_name(symbols, "build")[0].signature == "def self.build(*args, **opts, &block)"
+    assert (by_name(symbols, "helper")[0].doc, by_name(symbols, "Widget")[0].doc) == ("Top-level helper.", "A widget.")
+
+
+def test_rainbow_gem_definitions() -> None:
+    """Every definition of the real rainbow gem's presenter.rb, color.rb and global.rb is found at its line."""
+    root = DATA / "rainbow-3.1.1" / "lib" / "rainbow"
+    p = "Rainbow.Presenter"
+    methods = [(22, "color"), (26, "foreground"), (27, "fg"), (30, "background"), (34, "bg"), (40, "reset"),
+               (45, "bright"), (49, "bold"), (53, "faint"), (57, "dark"), (61, "italic"), (66, "underline"),
+               (72, "blink"), (77, "inverse"), (82, "hide"), (86, "cross_out"), (90, "strike"), (92, "black"),
+               (96, "red"), (100, "green"), (104, "yellow"), (108, "blue"), (112, "magenta"), (116, "cyan"),
+               (120, "white"), (126, "method_missing"), (134, "respond_to_missing?")]
+    presenter = extract("presenter.rb", (root / "presenter.rb").read_bytes())
+    assert rows(presenter) == [
+        (7, "module", "", "Rainbow", True), (8, "class", "Rainbow", "Presenter", True),
+        (9, "constant", p, "TERM_EFFECTS", True), *[(line, "method", p, name, True) for line, name in methods],
+        (140, "method", p, "wrap_with_sgr", False)]
+    assert by_name(presenter, "color")[0].doc == "Sets color of this text."
+    c = "Rainbow.Color"
+    assert rows(extract("color.rb", (root / "color.rb").read_bytes())) == [
+        (3, "module", "", "Rainbow", True), (4, "class", "Rainbow", "Color", True),
+        (5, "property", c, "ground", True), (7, "method", c, "build", True), (40, "method", c, "parse_hex_color", True),
+        (54, "class", c, "Indexed", True), (55, "property", c + ".Indexed", "num", True),
+        (57, "method", c + ".Indexed", "initialize", True), (62, "method", c + ".Indexed", "codes", True),
+        (69, "class", c, "Named", True), (70, "constant", c + ".Named", "NAMES", True),
+        (82, "method", c + ".Named", "color_names", True), (86, "method", c + ".Named", "valid_names", True),
+        (90, "method", c + ".Named", "initialize", True), (100, "class", c, "RGB", True),
+        (101, "property", c + ".RGB", "r", True), (101, "property", c + ".RGB", "g", True),
+        (101, "property", c + ".RGB", "b", True), (103, "method", c + ".RGB", "to_ansi_domain", True),
+        (107, "method", c + ".RGB", "initialize", True), (116, "method", c + ".RGB", "codes", True),
+        (122, "method", c + ".RGB", "code_from_rgb", False), (129, "class", c, "X11Named", True),
+        (132, "method", c + ".X11Named", "color_names", True), (136, "method", c + ".X11Named", "valid_names", True),
+        (140, "method", c + ".X11Named", "initialize", True)]
+    assert rows(extract("global.rb", (root / "global.rb").read_bytes())) == [
+        (5, "module", "", "Rainbow", True), (6, "method", "Rainbow", "global", True),
+        (10, "method", "Rainbow", "enabled", True), (14, "method", "Rainbow", "enabled=", True),
+        (18, "method", "Rainbow", "uncolor", True), (23, "function", "", "Rainbow", True)]
