@@ -1495,3 +1495,76 @@ def test_rainbow_gem_definitions() -> None:
         (5, "module", "", "Rainbow", True), (6, "method", "Rainbow", "global", True),
         (10, "method", "Rainbow", "enabled", True), (14, "method", "Rainbow", "enabled=", True),
         (18, "method", "Rainbow", "uncolor", True), (23, "function", "", "Rainbow", True)]
+
+
+# --- C# --------------------------------------------------------------------------------------------
+
+CSHARP_SOURCE = b'''\
+using System;
+using System.Collections.Generic;
+
+namespace Shop.Models
+{
+    /// <summary>An order line.</summary>
+    [Serializable]
+    public class Order<T> : IComparable<Order<T>> where T : class
+    {
+        public const int MaxItems = 10;
+        private readonly Dictionary<string, List<T>> _cache = new();
+        public string Name { get; set; } = "class Fake { }";
+        public int Count => _items.Count;
+        public T this[int index] { get => _items[index]; set => _items[index] = value; }
+        public event EventHandler Changed;
+        internal int hidden, alsoHidden;
+
+        /// <summary>
+        /// Creates one.
+        /// </summary>
+        public Order(string name) { Name = $"{name} {{x}} {Format("}")}"; }
+
+        public int CompareTo(Order<T> other) => 0;
+        public static Order<T> operator +(Order<T> a, Order<T> b) { return a; }
+        protected virtual async Task<IList<U>> MapAsync<U>(Func<T, U> f) where U : new() { return null; }
+        private string Verbatim() { return @"void Fake() { ""quoted"" }"; }
+
+        public enum Status { Open, Closed = 2 }
+        public interface IVisitor { void Visit(Order<T> o); string Label { get; } }
+        private struct Cache { int c; }
+        public delegate void Handler(object sender);
+    }
+
+    public record Person(string First, string Last = "");
+    record struct Point(int X, int Y);
+}
+
+namespace Shop.Extra;
+
+static class Helpers { public static void Help() { } }
+'''
+
+
+def test_csharp_declarations() -> None:
+    """C# namespaces (block and file-scoped), types, properties, indexers, events, operators, generic methods, enum members, record parameters and delegates are found; verbatim and interpolated strings fake nothing."""
+    symbols = extract("Shop/Order.cs", CSHARP_SOURCE)
+    o = "Shop.Models.Order"
+    assert rows(symbols) == [
+        (4, "namespace", "", "Shop.Models", True), (8, "class", "Shop.Models", "Order", True),
+        (10, "constant", o, "MaxItems", True), (11, "property", o, "_cache", False), (12, "property", o, "Name", True),
+        (13, "property", o, "Count", True), (14, "property", o, "this[]", True), (15, "property", o, "Changed", True),
+        (16, "property", o, "hidden", False), (16, "property", o, "alsoHidden", False),
+        (21, "method", o, "Order", True), (23, "method", o, "CompareTo", True), (24, "method", o, "operator +", True),
+        (25, "method", o, "MapAsync", True), (26, "method", o, "Verbatim", False), (28, "enum", o, "Status", True),
+        (28, "constant", o + ".Status", "Open", True), (28, "constant", o + ".Status", "Closed", True),
+        (29, "interface", o, "IVisitor", True), (29, "method", o + ".IVisitor", "Visit", True),
+        (29, "property", o + ".IVisitor", "Label", True), (30, "class", o, "Cache", False),
+        (30, "property", o + ".Cache", "c", False), (31, "type", o, "Handler", True),
+        (34, "class", "Shop.Models", "Person", True), (34, "property", "Shop.Models.Person", "First", True),
+        (34, "property", "Shop.Models.Person", "Last", True), (35, "class", "Shop.Models", "Point", False),
+        (35, "property", "Shop.Models.Point", "X", False), (35, "property", "Shop.Models.Point", "Y", False),
+        (38, "namespace", "", "Shop.Extra", True), (40, "class", "Shop.Extra", "Helpers", False),
+        (40, "method", "Shop.Extra.Helpers", "Help", False),
+    ]
+    order = by_name(symbols, "Order")
+    assert (order[0].doc, order[0].end_line, order[1].doc) == ("An order line.", 32, "Creates one.")
+    assert by_name(symbols, "MapAsync")[0].signature == \
+        "protected virtual async Task<IList<U>> MapAsync<U>(Func<T, U> f) where U : new()"
