@@ -695,7 +695,7 @@ def test_minified_bundle_is_skipped_quickly() -> None:
 def test_unknown_languages_and_undecodable_files() -> None:
     """A file no extractor knows gives None; a JS file that is not UTF-8 is skipped."""
     assert extract("README.md", b"# function x() {}") is None
-    assert extract("main.ex", b"defmodule Main do end") is None
+    assert extract("Main.kt", b"fun main() {}") is None
     assert isinstance(extract("latin1.js", b"var caf\xe9 = 1;"), Skipped)
 
 
@@ -1568,3 +1568,83 @@ def test_csharp_declarations() -> None:
     assert (order[0].doc, order[0].end_line, order[1].doc) == ("An order line.", 32, "Creates one.")
     assert by_name(symbols, "MapAsync")[0].signature == \
         "protected virtual async Task<IList<U>> MapAsync<U>(Func<T, U> f) where U : new()"
+
+
+# --- Elixir ----------------------------------------------------------------------------------------
+
+ELIXIR_SOURCE = b'''\
+defmodule Shop.Cart do
+  @moduledoc """
+  A shopping cart.
+  """
+  defstruct items: [], total: 0
+
+  @type t :: %__MODULE__{items: list(), total: integer()}
+  @typep secret :: atom()
+  @callback on_add(item :: term()) :: :ok
+
+  @doc "Adds an item."
+  @spec add(t(), term()) :: t()
+  def add(%__MODULE__{} = cart, item) when is_map(item) do
+    message = "def fake_in_string do end #{inspect(%{a: "}"})}"
+    Enum.reduce([item], cart, fn x, acc -> %{acc | items: [x | acc.items]} end)
+  end
+
+  def add(cart, _item), do: cart
+
+  defp total(items) do
+    if items == [], do: 0, else: length(items)
+  end
+
+  defmacro debug(expr) do
+    quote do
+      IO.inspect(unquote(expr))
+    end
+  end
+
+  defdelegate count(list), to: Enum
+  @regex ~r/def fake_regex do end/
+  def keyword_call, do: [def: 1, end: 2, do: 3]
+  def multi_line(
+        a,
+        b
+      ) do
+    a + b
+  end
+
+  defmodule Item do
+    defstruct [:name]
+    def new(name), do: %__MODULE__{name: name}
+  end
+end
+
+defprotocol Shop.Priced do
+  def price(item)
+end
+
+defimpl Shop.Priced, for: Shop.Cart do
+  def price(cart), do: cart.total
+end
+'''
+
+
+def test_elixir_definitions() -> None:
+    """Elixir modules (nested), protocols and impls, def/defp clauses, macros, delegates, structs, types and callbacks are found; strings, sigils and keyword keys fake nothing and keep do/end paired."""
+    symbols = extract("lib/shop/cart.ex", ELIXIR_SOURCE)
+    c = "Shop.Cart"
+    assert rows(symbols) == [
+        (1, "module", "Shop", "Cart", True), (5, "class", c, "Cart", True), (7, "type", c, "t", True),
+        (8, "type", c, "secret", False), (9, "method", c, "on_add", True), (13, "function", c, "add", True),
+        (18, "function", c, "add", True), (20, "function", c, "total", False), (24, "function", c, "debug", True),
+        (30, "function", c, "count", True), (32, "function", c, "keyword_call", True),
+        (33, "function", c, "multi_line", True), (40, "module", c, "Item", True),
+        (41, "class", c + ".Item", "Item", True), (42, "function", c + ".Item", "new", True),
+        (46, "module", "Shop", "Priced", True), (47, "function", "Shop.Priced", "price", True),
+        (51, "function", "Shop.Priced.Shop.Cart", "price", True),
+    ]
+    assert [(s.name, s.end_line) for s in symbols if s.kind == "module"] == [("Cart", 44), ("Item", 43), ("Priced", 48)]
+    add = by_name(symbols, "add")[0]
+    assert (add.signature, add.doc, add.end_line) == (
+        "def add(%__MODULE__{} = cart, item) when is_map(item)", "Adds an item.", 16)
+    assert by_name(symbols, "Cart")[0].doc == "A shopping cart."
+    assert by_name(symbols, "multi_line")[0].signature == "def multi_line(a, b)"

@@ -1,7 +1,7 @@
 """Symbols: the definitions in a source file, and a compact index of them on disk.
 
 - ``extract(path, data)`` returns the file's definitions as ``Symbol``s, ``None`` when no
-  extractor knows the language (by file name: Python, JavaScript/TypeScript, Rust, Go, PHP, Java, Ruby, C#; each
+  extractor knows the language (by file name: Python, JavaScript/TypeScript, Rust, Go, PHP, Java, Ruby, C#, Elixir; each
   module's docstring says what it indexes), or a ``Skipped`` marker when the file cannot be
   read as source (syntax error, nesting too deep, not UTF-8, a minified bundle over
   ``MAX_BYTES`` or with a line over ``MAX_LINE_BYTES``). It never raises for bad input: the
@@ -108,7 +108,7 @@ class Skipped:
 
 
 def language(path: str) -> str | None:
-    """``python``, ``javascript`` (JS and TS), ``rust``, ``go``, ``php``, ``java``, ``ruby``, ``csharp`` or None, by file name."""
+    """``python``, ``javascript`` (JS and TS), ``rust``, ``go``, ``php``, ``java``, ``ruby``, ``csharp``, ``elixir`` or None, by file name."""
     lower = path.lower()
     if lower.endswith(_PYTHON):
         return "python"
@@ -126,6 +126,8 @@ def language(path: str) -> str | None:
         return "ruby"
     if lower.endswith(".cs"):
         return "csharp"
+    if lower.endswith((".ex", ".exs")):
+        return "elixir"
     return None
 
 
@@ -176,9 +178,13 @@ def extract(path: str, data: bytes) -> list[Symbol] | Skipped | None:
             from . import ruby
 
             return ruby.extract(path, data)
-        from . import csharp
+        if lang == "csharp":
+            from . import csharp
 
-        return csharp.extract(path, data)
+            return csharp.extract(path, data)
+        from . import elixir
+
+        return elixir.extract(path, data)
     except RecursionError:
         return Skipped("nested too deeply")
     except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
