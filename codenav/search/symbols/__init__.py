@@ -190,6 +190,8 @@ def extract(path: str, data: bytes) -> list[Symbol] | Skipped | None:
     except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
         # ValueError: ast.parse on source with NUL bytes; SyntaxError covers the rest of Python's
         return Skipped(f"not valid source: {type(exc).__name__}")
+    except Exception as exc:  # an extractor's own failure on odd input costs one file, never the index
+        return Skipped(f"could not be scanned: {type(exc).__name__}")
 
 
 # --- the on-disk index -------------------------------------------------------------------------
