@@ -1,8 +1,9 @@
 """Symbols: the definitions in a source file, and a compact index of them on disk.
 
 - ``extract(path, data)`` returns the file's definitions as ``Symbol``s, ``None`` when no
-  extractor knows the language (by file name: Python, JavaScript/TypeScript, Rust, Go, PHP, Java, Ruby, C#, Elixir; each
-  module's docstring says what it indexes), or a ``Skipped`` marker when the file cannot be
+  extractor knows the language (by file name: Python, JavaScript/TypeScript, Rust, Go, PHP,
+  Java, Ruby, C#, Elixir; each module's docstring says what it indexes and how it decides
+  ``exported``), or a ``Skipped`` marker when the file cannot be
   read as source (syntax error, nesting too deep, not UTF-8, a minified bundle over
   ``MAX_BYTES`` or with a line over ``MAX_LINE_BYTES``). It never raises for bad input: the
   caller counts the ``Skipped`` and goes on.
