@@ -1,0 +1,363 @@
+"""Symbols: the definitions in a source file, and a compact index of them on disk.
+
+- ``extract(path, data)`` returns the file's definitions as ``Symbol``s, ``None`` when no
+  extractor knows the language (by file name: Python, JavaScript/TypeScript, Rust, Go, PHP,
+  Java, Ruby, C#, Elixir; each module's docstring says what it indexes and how it decides
+  ``exported``), or a ``Skipped`` marker when the file cannot be
+  read as source (syntax error, nesting too deep, not UTF-8, a minified bundle over
+  ``MAX_BYTES`` or with a line over ``MAX_LINE_BYTES``). It never raises for bad input: the
+  caller counts the ``Skipped`` and goes on.
+- ``write_index(symbols, out_file)`` streams one line per symbol (format below), so building
+  the index of a large target holds one file's symbols in memory at a time.
+- ``query(index_file, text, ...)`` scans that file and returns the matches, best first. It
+  imports neither ``json`` nor ``re``: a warm CLI call pays only for reading the lines.
+
+Index format (version 1), UTF-8, ``\\n``-terminated lines. The first line is the header
+``codenav-symbols\\t1``. Each other line is nine tab-separated fields::
+
+    name  kind  path  line  end_line  container  exported  signature  doc
+
+``end_line`` is empty when unknown; ``exported`` is ``1``, ``0`` or empty (the language does
+not say); ``container`` and ``doc`` are empty when absent. In every field a backslash, tab,
+newline and carriage return are written ``\\\\``, ``\\t``, ``\\n``, ``\\r``.
+
+Ordering of ``query`` results: exact matches, then prefix matches, then substring matches;
+within each, exported before unsaid before internal, then source before tests, then the
+letter case matching the query before a case-insensitive match, then shallower paths first,
+then path and line.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # annotations only: a warm query must not import typing
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import TextIO
+
+KINDS = ("function", "class", "method", "variable", "constant", "type", "interface", "enum", "module",
+         "namespace", "property")
+MAX_BYTES = 4 * 1024 * 1024  # a source file this large is generated (bundles, tables), not written
+MAX_LINE_BYTES = 32 * 1024  # a line this long means minified or generated code
+SIGNATURE_CHARS = 200
+HEADER = "codenav-symbols\t1\n"
+
+_PYTHON = (".py", ".pyi")
+_JAVASCRIPT = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")  # .d.ts ends with .ts
+
+
+class Symbol:
+    """One definition. ``exported`` is None when the language does not say."""
+
+    __slots__ = ("name", "kind", "path", "line", "end_line", "container", "signature", "doc", "exported")
+
+    def __init__(self, name: str, kind: str, path: str, line: int, end_line: int | None = None,
+                 container: str = "", signature: str = "", doc: str = "",
+                 exported: bool | None = None) -> None:
+        self.name = name
+        self.kind = kind
+        self.path = path
+        self.line = line
+        self.end_line = end_line
+        self.container = container
+        self.signature = signature
+        self.doc = doc
+        self.exported = exported
+
+    def _key(self) -> tuple:
+        return tuple(getattr(self, field) for field in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Symbol) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return "Symbol(" + ", ".join(f"{field}={getattr(self, field)!r}" for field in self.__slots__) + ")"
+
+    @property
+    def qualified(self) -> str:
+        """``container.name``, or the name alone at the top of the file."""
+        return f"{self.container}.{self.name}" if self.container else self.name
+
+    def as_dict(self) -> dict:
+        """The result shape of the issue (camelCase; absent values left out)."""
+        out: dict = {"name": self.name, "kind": self.kind, "path": self.path, "line": self.line}
+        if self.end_line is not None:
+            out["endLine"] = self.end_line
+        if self.container:
+            out["container"] = self.container
+        if self.signature:
+            out["signature"] = self.signature
+        if self.doc:
+            out["doc"] = self.doc
+        if self.exported is not None:
+            out["exported"] = self.exported
+        return out
+
+
+class Skipped:
+    """A file that an extractor knows but could not read as source; ``reason`` says why."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __repr__(self) -> str:
+        return f"Skipped({self.reason!r})"
+
+
+def language(path: str) -> str | None:
+    """``python``, ``javascript`` (JS and TS), ``rust``, ``go``, ``php``, ``java``, ``ruby``, ``csharp``, ``elixir`` or None, by file name."""
+    lower = path.lower()
+    if lower.endswith(_PYTHON):
+        return "python"
+    if lower.endswith(_JAVASCRIPT):
+        return "javascript"
+    if lower.endswith(".rs"):
+        return "rust"
+    if lower.endswith(".go"):
+        return "go"
+    if lower.endswith(".php"):
+        return "php"
+    if lower.endswith(".java"):
+        return "java"
+    if lower.endswith((".rb", ".rake", ".gemspec")):
+        return "ruby"
+    if lower.endswith(".cs"):
+        return "csharp"
+    if lower.endswith((".ex", ".exs")):
+        return "elixir"
+    return None
+
+
+def too_large(data: bytes) -> str | None:
+    """Why ``data`` is not hand-written source (size or a very long line), or None."""
+    if len(data) > MAX_BYTES:
+        return f"larger than {MAX_BYTES} bytes"
+    if len(data) > MAX_LINE_BYTES and max(map(len, data.split(b"\n"))) > MAX_LINE_BYTES:
+        # split and len run at C speed: an 8 MB one-line file is refused in milliseconds
+        return f"a line longer than {MAX_LINE_BYTES} bytes (minified or generated)"
+    return None
+
+
+def extract(path: str, data: bytes) -> list[Symbol] | Skipped | None:
+    """The definitions in file ``path`` with content ``data``, in source order."""
+    lang = language(path)
+    if lang is None:
+        return None
+    reason = too_large(data)
+    if reason:
+        return Skipped(reason)
+    try:
+        if lang == "python":
+            from . import python
+
+            return python.extract(path, data)
+        if lang == "javascript":
+            from . import javascript
+
+            return javascript.extract(path, data)
+        if lang == "rust":
+            from . import rust
+
+            return rust.extract(path, data)
+        if lang == "go":
+            from . import go
+
+            return go.extract(path, data)
+        if lang == "php":
+            from . import php
+
+            return php.extract(path, data)
+        if lang == "java":
+            from . import java
+
+            return java.extract(path, data)
+        if lang == "ruby":
+            from . import ruby
+
+            return ruby.extract(path, data)
+        if lang == "csharp":
+            from . import csharp
+
+            return csharp.extract(path, data)
+        from . import elixir
+
+        return elixir.extract(path, data)
+    except RecursionError:
+        return Skipped("nested too deeply")
+    except (SyntaxError, ValueError, UnicodeDecodeError) as exc:
+        # ValueError: ast.parse on source with NUL bytes; SyntaxError covers the rest of Python's
+        return Skipped(f"not valid source: {type(exc).__name__}")
+    except Exception as exc:  # an extractor's own failure on odd input costs one file, never the index
+        return Skipped(f"could not be scanned: {type(exc).__name__}")
+
+
+# --- the on-disk index -------------------------------------------------------------------------
+
+def _escape(value: str) -> str:
+    if "\\" in value or "\t" in value or "\n" in value or "\r" in value:
+        return value.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n").replace("\r", "\\r")
+    return value
+
+
+_UNESCAPES = {"\\": "\\", "t": "\t", "n": "\n", "r": "\r"}
+
+
+def _unescape(value: str) -> str:
+    if "\\" not in value:
+        return value
+    out = []
+    i = 0
+    while i < len(value):
+        ch = value[i]
+        if ch == "\\" and i + 1 < len(value):
+            out.append(_UNESCAPES.get(value[i + 1], value[i + 1]))
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def format_line(symbol: Symbol) -> str:
+    """One index line for ``symbol``, with its ``\\n``."""
+    exported = "" if symbol.exported is None else ("1" if symbol.exported else "0")
+    end_line = "" if symbol.end_line is None else str(symbol.end_line)
+    fields = (symbol.name, symbol.kind, symbol.path, str(symbol.line), end_line, symbol.container, exported,
+              symbol.signature, symbol.doc)
+    return "\t".join(_escape(field) for field in fields) + "\n"
+
+
+def parse_line(line: str) -> Symbol:
+    """The ``Symbol`` written as ``line`` by ``format_line``."""
+    name, kind, path, lineno, end_line, container, exported, signature, doc = (
+        _unescape(field) for field in line.rstrip("\n").split("\t"))
+    return Symbol(name, kind, path, int(lineno), int(end_line) if end_line else None, container, signature,
+                  doc, None if not exported else exported == "1")
+
+
+def write_index(symbols: Iterable[Symbol], out_file: str | TextIO) -> int:
+    """Write the header and one line per symbol (consumed lazily); returns how many were written."""
+    if isinstance(out_file, str):
+        with open(out_file, "w", encoding="utf-8", newline="\n") as handle:
+            return write_index(symbols, handle)
+    out_file.write(HEADER)
+    count = 0
+    for symbol in symbols:
+        out_file.write(format_line(symbol))
+        count += 1
+    return count
+
+
+def build_index(files: Iterable[tuple[str, bytes]], out_file: str | TextIO) -> dict[str, int]:
+    """Extract each ``(path, data)`` (consumed lazily) into the index at ``out_file``.
+
+    Returns the counts ``files`` (read as source), ``symbols``, ``skipped`` (known language, not
+    readable: see ``Skipped``) and ``other`` (no extractor). One file's symbols are in memory at a time.
+    """
+    counts = {"files": 0, "symbols": 0, "skipped": 0, "other": 0}
+
+    def symbols():
+        for path, data in files:
+            result = extract(path, data)
+            if result is None:
+                counts["other"] += 1
+            elif isinstance(result, Skipped):
+                counts["skipped"] += 1
+            else:
+                counts["files"] += 1
+                yield from result
+
+    counts["symbols"] = write_index(symbols(), out_file)
+    return counts
+
+
+def is_test_path(path: str) -> bool:
+    """A path in a test/tests/__tests__/spec directory, or named test_*.py, *_test.py, *.test.js, *.spec.ts…"""
+    parts = path.lower().split("/")
+    for part in parts[:-1]:
+        if part in ("test", "tests", "__tests__", "spec", "specs", "testing"):
+            return True
+    base = parts[-1]
+    if base.startswith("test_") or base.endswith(("_test.py", "_tests.py")):
+        return True
+    stem_parts = base.split(".")
+    return len(stem_parts) >= 3 and stem_parts[-2] in ("test", "spec")
+
+
+_EXPORT_RANK = {"1": 0, "": 1, "0": 2}
+
+
+def query(index_file: str, text: str, match: str = "exact", case_sensitive: bool = False,
+          kinds: Iterable[str] | None = None, path_prefix: str = "", limit: int | None = None) -> list[Symbol]:
+    """The symbols of ``index_file`` whose name matches ``text``, best first (module docstring).
+
+    ``match`` is ``exact``, ``prefix`` (exact matches included, ranked first) or ``substring``
+    (both of those included). A ``text`` with a dot is matched against ``container.name``.
+    ``limit`` keeps the first results only (all are ranked; only those are decoded).
+    """
+    if match not in ("exact", "prefix", "substring"):
+        from ...errors import invalid
+
+        raise invalid("match must be exact, prefix or substring", "match")
+    wanted_kinds = set(kinds) if kinds else None
+    qualified = "." in text
+    needle = text if case_sensitive else text.lower()
+    ranked = []
+    with open(index_file, encoding="utf-8", newline="\n") as handle:
+        if handle.readline() != HEADER:
+            from ...errors import CodenavError
+
+            raise CodenavError("CONFIG_ERROR", f"{index_file} is not a symbol index of this version")
+        for line in handle:
+            if qualified:
+                fields = line.rstrip("\n").split("\t")
+                container = _unescape(fields[5])
+                name = _unescape(fields[0])
+                name = f"{container}.{name}" if container else name
+            else:
+                fields = None
+                name = _unescape(line[:line.find("\t")])  # most lines end here: only the name is read
+            folded = name if case_sensitive else name.lower()
+            if folded == needle:
+                tier, case_rank = 0, name != text
+            elif match == "exact":
+                continue
+            elif folded.startswith(needle):
+                tier, case_rank = 1, not name.startswith(text)
+            elif match == "substring" and needle in folded:
+                tier, case_rank = 2, text not in name
+            else:
+                continue
+            if fields is None:
+                fields = line.rstrip("\n").split("\t")
+            if wanted_kinds is not None and fields[1] not in wanted_kinds:
+                continue
+            path = _unescape(fields[2])
+            if path_prefix and not path.startswith(path_prefix):
+                continue
+            key = (tier, _EXPORT_RANK.get(fields[6], 1), is_test_path(path), case_rank, path.count("/"), path,
+                   int(fields[3]))
+            ranked.append((key, line))
+    ranked.sort(key=lambda pair: pair[0])
+    return [parse_line(line) for _key, line in (ranked if limit is None else ranked[:limit])]
+
+
+def search(index_file: str, text: str, match: str | None = None, case_sensitive: bool = False,
+           kinds: Iterable[str] | None = None, path_prefix: str = "") -> tuple[str, list[Symbol]]:
+    """``(matchMode, results)``: with ``match`` None, the exact matches, or the prefix matches when
+    there is no exact one (issue 16's default); otherwise ``query`` with that mode."""
+    if match is not None:
+        return match, query(index_file, text, match, case_sensitive, kinds, path_prefix)
+    found = query(index_file, text, "prefix", case_sensitive, kinds, path_prefix)  # one pass over the file
+    folded = text if case_sensitive else text.lower()
+
+    def exact(symbol: Symbol) -> bool:
+        name = symbol.qualified if "." in text else symbol.name
+        return (name if case_sensitive else name.lower()) == folded
+
+    exact_ones = [symbol for symbol in found if exact(symbol)]
+    return ("exact", exact_ones) if exact_ones else ("prefix", found)

@@ -1,0 +1,298 @@
+"""Elixir definitions (.ex, .exs) by a tokenizer and a scanner that pairs ``do``/``fn`` with ``end``.
+
+The tokenizer knows strings and heredocs (``"…"``, ``\"\"\"…\"\"\"``, ``#{}`` skipped with its
+nesting), charlists, sigils (``~r/…/``, ``~s(…)``, ``~w[…]``…), atoms (``:def`` is not a
+keyword), keyword keys (``do:``), character literals (``?a``) and ``#`` comments.
+
+What becomes a symbol: ``defmodule``/``defprotocol`` (``module``; ``defimpl`` blocks give their
+functions a container but no symbol), ``def``/``defp`` (``function``), ``defmacro``/``defmacrop``
+and ``defguard``/``defguardp`` (``function``), ``defdelegate`` (``function``), ``defstruct`` and
+``defexception`` (``class``, named after the module), ``@type``/``@typep``/``@opaque`` (``type``)
+and ``@callback``/``@macrocallback`` (``method`` of the behaviour). A function with several
+clauses is one symbol per clause (each has its own line and arguments).
+
+Exported: ``defp``/``defmacrop``/``defguardp``/``@typep`` are not, the rest is. Doc: the first
+line of the ``@doc``/``@moduledoc``/``@typedoc`` string written before the definition.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import SIGNATURE_CHARS, Symbol
+
+TYPE, VALUE, START, END, LINE = range(5)
+NAME, PUNCT, LITERAL, KEY, ATTR = "n", "p", "l", "k", "@"
+
+_TOKEN = re.compile(r"""
+    (?P<nl>\n)
+  | (?P<ws>[ \t\r\f\v\ufeff]+|\\\n)
+  | (?P<comment>\#[^\n]*)
+  | (?P<key>[A-Za-z_]\w*[?!]?:(?![:\w]))
+  | (?P<atom>:(?:[A-Za-z_]\w*[?!]?|"(?:[^"\\]|\\.)*"|[+\-*/<>=!&|^~.]+))
+  | (?P<char>\?(?:\\.|[^\s]))
+  | (?P<attr>@[A-Za-z_]\w*)
+  | (?P<name>[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*[?!]?)
+  | (?P<num>\d[\w.]*)
+  | (?P<punct>\|>|<>|->|<-|=>|\\\\|::|\.\.|===?|!==?|<=|>=|&&|\|\||\+\+|--|[{}()\[\];,<>=!&|+\-*/%^.:~])
+""", re.VERBOSE)
+_SIGIL = re.compile(r"~[A-Za-z]+([/|\"'(\[{<])")
+_PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_DEFINERS = {"def": ("function", True), "defp": ("function", False), "defmacro": ("function", True),
+             "defmacrop": ("function", False), "defguard": ("function", True), "defguardp": ("function", False),
+             "defdelegate": ("function", True)}
+_MODULES = frozenset(("defmodule", "defprotocol", "defimpl"))
+
+
+class _Tokens:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens: list[tuple] = []
+        self.scan()
+
+    def scan(self) -> None:
+        text, n = self.text, len(self.text)
+        i, line = 0, 1
+        match = _TOKEN.match
+        while i < n:
+            ch = text[i]
+            if ch in "\"'":
+                if text.startswith(ch * 3, i):  # a heredoc: up to the closing triple quote
+                    close = text.find(ch * 3, i + 3)
+                    end = n if close < 0 else close + 3
+                else:
+                    end = self.delimited(i + 1, ch, ch)
+                self.tokens.append((LITERAL, text[i:end], i, end, line))
+                line += text.count("\n", i, end)
+                i = end
+                continue
+            if ch == "~":
+                sigil = _SIGIL.match(text, i)
+                if sigil:
+                    opener = sigil.group(1)
+                    if opener in "\"'" and text.startswith(opener * 3, sigil.end() - 1):
+                        close = text.find(opener * 3, sigil.end() + 2)
+                        end = n if close < 0 else close + 3
+                    else:
+                        end = self.delimited(sigil.end(), opener, _PAIRS.get(opener, opener))
+                    while end < n and text[end].isalpha():
+                        end += 1
+                    self.tokens.append((LITERAL, text[i:end], i, end, line))
+                    line += text.count("\n", i, end)
+                    i = end
+                    continue
+            m = match(text, i)
+            if m is None:
+                i += 1
+                continue
+            group, end = m.lastgroup, m.end()
+            if group == "nl":
+                line += 1
+            elif group not in ("ws", "comment"):
+                kind = {"name": NAME, "punct": PUNCT, "key": KEY, "attr": ATTR}.get(group, LITERAL)
+                self.tokens.append((kind, m.group(), i, end, line))
+            i = end
+
+    def delimited(self, j: int, opener: str, closer: str) -> int:
+        text, n = self.text, len(self.text)
+        depth = 0
+        while j < n:
+            ch = text[j]
+            if ch == "\\":
+                j += 2
+                continue
+            if text.startswith("#{", j):
+                j = self.interpolation(j + 2)
+                continue
+            if ch == closer and depth == 0:
+                return j + 1
+            if opener != closer:
+                if ch == opener:
+                    depth += 1
+                elif ch == closer:
+                    depth -= 1
+            j += 1
+        return n
+
+    def interpolation(self, j: int) -> int:
+        text, n = self.text, len(self.text)
+        depth = 0
+        while j < n:
+            ch = text[j]
+            if ch in "\"'":
+                j = self.delimited(j + 1, ch, ch)
+                continue
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                if depth == 0:
+                    return j + 1
+                depth -= 1
+            j += 1
+        return n
+
+
+def _doc_line(literal: str) -> str:
+    body = literal.strip("\"'")
+    for line in body.split("\n"):
+        line = line.strip()
+        if line:
+            return line if len(line) <= SIGNATURE_CHARS else line[: SIGNATURE_CHARS - 1] + "…"
+    return ""
+
+
+class _Scanner:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.toks = _Tokens(text).tokens
+        self.n = len(self.toks)
+        self.symbols: list[Symbol] = []
+
+    def val(self, i: int) -> str:
+        return self.toks[i][VALUE] if 0 <= i < self.n else ""
+
+    def typ(self, i: int) -> str:
+        return self.toks[i][TYPE] if 0 <= i < self.n else ""
+
+    def line(self, i: int) -> int:
+        return self.toks[min(i, self.n - 1)][LINE] if self.n else 1
+
+    def keyword(self, i: int) -> str:
+        """A name at ``i`` that is not a field or call on something (``x.end``)."""
+        if self.typ(i) != NAME or self.val(i - 1) == "." and i > 0:
+            return ""
+        return self.val(i)
+
+    def head_end(self, i: int, commas: bool = True) -> int:
+        """The index of the ``do``, ``,`` (before ``do:``) or line end closing a definition head at ``i``."""
+        depth = 0
+        line = self.line(i)
+        j = i
+        while j < self.n:
+            value = self.val(j)
+            if self.typ(j) == PUNCT and value in ("(", "[", "{"):
+                depth += 1
+            elif self.typ(j) == PUNCT and value in (")", "]", "}"):
+                depth -= 1
+            elif depth <= 0:
+                if self.keyword(j) == "do" or value == "do:" or (commas and value == ","):
+                    return j
+                if self.line(j) != line and self.val(j - 1) not in (",", "|>", "when", "(", "\\\\", "::", "=", "->"):
+                    return j
+            j += 1
+        return j
+
+    def signature(self, start: int, end: int) -> str:
+        end = max(min(end, self.n), start + 1)
+        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
+        text = " ".join(raw.split()).rstrip(",").replace("( ", "(").replace(" )", ")")
+        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+
+    def emit(self, name: str, kind: str, start: int, name_at: int, container: str, exported: bool, end: int,
+             doc: str) -> Symbol:
+        symbol = Symbol(name, kind, self.path, self.line(name_at), None, container, self.signature(start, end),
+                        doc, exported)
+        self.symbols.append(symbol)
+        return symbol
+
+    def run(self) -> list[Symbol]:
+        stack: list[tuple[Symbol | None, str]] = []  # open do/fn blocks: (symbol, container outside)
+        container = ""
+        doc = ""
+        i = 0
+        while i < self.n:
+            word = self.keyword(i)
+            kind = self.typ(i)
+            if kind == ATTR and self.val(i) in ("@doc", "@moduledoc", "@typedoc"):
+                text = _doc_line(self.val(i + 1)) if self.typ(i + 1) == LITERAL else ""
+                module = next((entry[0] for entry in reversed(stack) if entry[0] is not None), None)
+                if self.val(i) == "@moduledoc":  # written inside the module it documents
+                    if module is not None and module.kind == "module" and not module.doc:
+                        module.doc = text
+                else:
+                    doc = text
+                i += 2
+                continue
+            if kind == ATTR and self.val(i) in ("@type", "@typep", "@opaque", "@callback", "@macrocallback") \
+                    and self.typ(i + 1) == NAME:
+                end = self.head_end(i + 1)
+                symbol_kind = "method" if "callback" in self.val(i) else "type"
+                self.emit(self.val(i + 1), symbol_kind, i, i + 1, container, self.val(i) != "@typep", end, doc)
+                doc = ""
+                i = end
+                continue
+            if word in _MODULES:
+                j = i + 1
+                parts = []
+                if self.typ(j) == NAME and self.val(j) != "do":
+                    parts.append(self.val(j))
+                    j += 1
+                    while self.val(j) == "." and self.typ(j + 1) == NAME:
+                        parts.append(self.val(j + 1))
+                        j += 2
+                end = self.head_end(i, commas=False)
+                outer = container
+                if word == "defimpl":
+                    target = ""
+                    for k in range(j, end):  # the implementation module is Protocol.Target
+                        if self.val(k) == "for:" and self.typ(k + 1) == NAME:
+                            target = self.val(k + 1)
+                            while self.val(k + 2) == "." and self.typ(k + 3) == NAME:
+                                target += "." + self.val(k + 3)
+                                k += 2
+                    name = ".".join(parts) + (f".{target}" if target else "")
+                    symbol = None
+                else:
+                    name = ".".join(parts)
+                    symbol = self.emit(parts[-1] if parts else name, "module", i, i + 1,
+                                       ".".join(filter(None, [container, *parts[:-1]])), True, end, doc)
+                doc = ""
+                if self.keyword(end) == "do":
+                    stack.append((symbol, outer))
+                    container = ".".join(filter(None, [container, name]))
+                    i = end + 1
+                else:
+                    i = end
+                continue
+            if word in _DEFINERS and self.val(i + 1) not in (".", "=", ":"):
+                symbol_kind, exported = _DEFINERS[word]
+                j = i + 1
+                if self.val(j) == "(":  # def(name(args)) is rare; step into it
+                    j += 1
+                name_at = j
+                name = self.val(j)
+                if not name or self.typ(j) not in (NAME, PUNCT):
+                    i += 1
+                    continue
+                end = self.head_end(i)
+                symbol = self.emit(name, symbol_kind, i, name_at, container, exported, end, doc)
+                doc = ""
+                if self.keyword(end) == "do":
+                    stack.append((symbol, container))
+                    i = end + 1
+                else:
+                    symbol.end_line = self.line(end - 1)
+                    i = end
+                continue
+            if word in ("defstruct", "defexception") and container:
+                end = self.head_end(i)
+                self.emit(container.rsplit(".", 1)[-1], "class", i, i, container, True, min(end, i + 1), doc)
+                doc = ""
+                i = end
+                continue
+            if word in ("do", "fn"):
+                stack.append((None, container))
+            elif word == "end":
+                if stack:
+                    symbol, container = stack.pop()
+                    if symbol is not None:
+                        symbol.end_line = self.line(i)
+            i += 1
+        self.symbols.sort(key=lambda symbol: symbol.line)
+        return self.symbols
+
+
+def extract(path: str, data: bytes) -> list[Symbol]:
+    """The definitions of one Elixir file, in source order. Raises UnicodeDecodeError."""
+    return _Scanner(path, data.decode("utf-8").removeprefix("\ufeff")).run()

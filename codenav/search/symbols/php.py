@@ -1,0 +1,303 @@
+"""PHP definitions (.php) at declaration level, by a tokenizer and a declaration scanner.
+
+The tokenizer reads only the code between ``<?php``/``<?=`` and ``?>``, and knows single- and
+double-quoted strings, heredocs and nowdocs (``<<<ID`` … ``ID``), ``//``, ``#`` and ``/* */``
+comments (``#[`` starts an attribute, not a comment); a ``/** … */`` docblock is kept for the
+declaration after it. Function and method bodies are skipped whole.
+
+What becomes a symbol: ``namespace`` (the container of what follows it, written with PHP's
+backslashes), ``class``/``trait`` (``class``), ``interface``, ``enum`` (its ``case``s are
+``constant``s), functions, class members (``method``s, ``const``ants, properties: a property's
+name is given without its ``$``), top-level ``const``. ``use`` imports define nothing.
+
+Exported: PHP has no module privacy, so declarations outside classes are exported; a member
+is exported unless it is ``private`` or ``protected``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import SIGNATURE_CHARS, Symbol
+
+TYPE, VALUE, START, END, LINE = range(5)
+NAME, PUNCT, LITERAL, VARIABLE = "n", "p", "l", "$"
+
+_TOKEN = re.compile(r"""
+    (?P<nl>\n)
+  | (?P<ws>[ \t\r\f\v\ufeff]+)
+  | (?P<close>\?>)
+  | (?P<line>(?://|\#(?!\[))[^\n]*?(?=\?>|\n|\Z))
+  | (?P<block>/\*.*?(?:\*/|\Z))
+  | (?P<heredoc><<<[ \t]*(?P<quote>['"]?)(?P<label>[A-Za-z_]\w*)(?P=quote)[^\n]*\n)
+  | (?P<sq>'(?:[^'\\]|\\.)*'?)
+  | (?P<dq>"(?:[^"\\]|\\.)*"?)
+  | (?P<var>\$[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)
+  | (?P<name>[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)
+  | (?P<num>\d[\w.]*)
+  | (?P<punct>::|->|=>|\?->|\.\.\.|\?\?=?|===|!==|==|!=|<=>|<=|>=|&&|\|\||\+\+|--|[-+*/.%&|^]=|\#\[|[{}()\[\];,<>=!&|+\-*/%^.:@?~\\])
+""", re.VERBOSE | re.DOTALL)
+_OPEN_TAG = re.compile(r"<\?(?:php\b|=)", re.IGNORECASE)
+_OPENERS = {"(": ")", "[": "]", "{": "}", "#[": "]"}
+_MODIFIERS = frozenset(("public", "protected", "private", "static", "abstract", "final", "readonly", "var"))
+
+
+def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
+    tokens: list[tuple] = []
+    docs: dict[int, str] = {}
+    doc = None
+    line = 1
+    n = len(text)
+    match = _TOKEN.match
+    tag = _OPEN_TAG.search(text)
+    i = n if tag is None else tag.end()
+    line += text.count("\n", 0, i)
+    while i < n:
+        m = match(text, i)
+        if m is None:
+            i += 1
+            continue
+        group, end = m.lastgroup, m.end()
+        if group == "nl":
+            line += 1
+        elif group in ("ws", "line", "label", "quote"):
+            pass
+        elif group == "close":  # back to HTML until the next open tag
+            tag = _OPEN_TAG.search(text, end)
+            end = n if tag is None else tag.end()
+            line += text.count("\n", i, end)
+            tokens.append((PUNCT, ";", i, i + 2, line))
+        elif group == "block":
+            if text.startswith("/**", i):
+                doc = m.group()
+            line += text.count("\n", i, end)
+        else:
+            if group == "heredoc":
+                closing = re.compile(r"^[ \t]*" + re.escape(m.group("label")) + r"\b", re.MULTILINE)
+                found = closing.search(text, end)
+                end = n if found is None else found.end()
+                kind = LITERAL
+            else:
+                kind = {"var": VARIABLE, "name": NAME, "punct": PUNCT}.get(group, LITERAL)
+            if doc is not None:
+                docs[len(tokens)] = doc
+                doc = None
+            tokens.append((kind, text[i:end], i, end, line))
+            line += text.count("\n", i, end)
+        i = end
+    return tokens, docs
+
+
+def _doc_line(comment: str) -> str:
+    for line in comment[3:-2].split("\n"):
+        line = line.strip().lstrip("*").strip()
+        if line.startswith("@"):
+            return ""
+        if line:
+            return line if len(line) <= SIGNATURE_CHARS else line[: SIGNATURE_CHARS - 1] + "…"
+    return ""
+
+
+class _Scanner:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.toks, self.docs = _tokenize(text)
+        self.n = len(self.toks)
+        self.symbols: list[Symbol] = []
+
+    def val(self, i: int) -> str:
+        return self.toks[i][VALUE] if i < self.n else ""
+
+    def typ(self, i: int) -> str:
+        return self.toks[i][TYPE] if i < self.n else ""
+
+    def line(self, i: int) -> int:
+        return self.toks[min(i, self.n - 1)][LINE] if self.n else 1
+
+    def skip_balanced(self, i: int) -> int:
+        stack = [_OPENERS[self.val(i)]]
+        i += 1
+        while i < self.n:
+            if self.typ(i) == PUNCT:
+                value = self.val(i)
+                if value in _OPENERS:
+                    stack.append(_OPENERS[value])
+                elif value in (")", "]", "}"):
+                    while stack and stack[-1] != value:
+                        stack.pop()
+                    if stack:
+                        stack.pop()
+                    if not stack:
+                        return i + 1
+            i += 1
+        return i
+
+    def until(self, i: int, stops: tuple[str, ...]) -> int:
+        """The index of the first of ``stops`` at bracket depth 0 from ``i`` (a ``}`` always stops)."""
+        while i < self.n:
+            value = self.val(i)
+            if self.typ(i) == PUNCT:
+                if value in stops or value == "}":
+                    return i
+                if value in _OPENERS:
+                    i = self.skip_balanced(i)
+                    continue
+            i += 1
+        return i
+
+    def signature(self, start: int, end: int) -> str:
+        end = max(min(end, self.n), start + 1)
+        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
+        text = " ".join(raw.split()).replace("( ", "(").replace(" )", ")").replace(",)", ")")
+        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+
+    def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
+             exported: bool, signature: str, doc_at: int) -> Symbol:
+        doc = self.docs.get(doc_at) or self.docs.get(start)
+        symbol = Symbol(name, kind, self.path, self.line(name_at), self.line(end_tok) if end_tok is not None else None,
+                        container, signature, _doc_line(doc) if doc else "", exported)
+        self.symbols.append(symbol)
+        return symbol
+
+    def skip_attributes(self, i: int) -> int:
+        while self.val(i) == "#[":
+            i = self.skip_balanced(i)
+        return i
+
+    def statements(self, i: int, namespace: str) -> int:
+        """Top-level (or braced-namespace) statements from ``i`` up to an unmatched ``}``."""
+        while i < self.n:
+            if self.val(i) == "}":
+                return i
+            doc_at = i
+            i = self.skip_attributes(i)
+            start = i
+            while self.val(i) in ("abstract", "final", "readonly"):
+                i += 1
+            keyword = self.val(i).lower() if self.typ(i) == NAME else ""
+            if keyword == "namespace" and self.typ(i + 1) in (NAME, PUNCT) and self.val(i + 1) not in ("\\", "("):
+                j = i + 1
+                parts = []
+                while self.typ(j) == NAME or self.val(j) == "\\":
+                    parts.append(self.val(j))
+                    j += 1
+                name = "".join(parts)
+                symbol = self.emit(name or "(global)", "namespace", start, i + 1, None, "", True,
+                                   self.signature(start, j), doc_at)
+                if self.val(j) == "{":
+                    close = self.statements(j + 1, name)
+                    symbol.end_line = self.line(close)
+                    i = close + 1
+                else:
+                    namespace = name
+                    i = j + 1
+                continue
+            if keyword in ("class", "interface", "trait", "enum") and self.typ(i + 1) == NAME:
+                kind = {"class": "class", "trait": "class", "interface": "interface", "enum": "enum"}[keyword]
+                j = self.until(i + 2, ("{", ";"))
+                symbol = self.emit(self.val(i + 1), kind, start, i + 1, None, namespace, True,
+                                   self.signature(start, j), doc_at)
+                if self.val(j) == "{":
+                    qualified = f"{namespace}.{symbol.name}" if namespace else symbol.name
+                    close = self.members(j + 1, qualified)
+                    symbol.end_line = self.line(close)
+                    i = close + 1
+                else:
+                    i = j + 1
+                continue
+            if keyword == "function":
+                i = self.function(i, start, doc_at, namespace, "function", True)
+                continue
+            if keyword == "const":
+                i = self.constants(i + 1, start, doc_at, namespace, True)
+                continue
+            end = self.until(i, (";", "{"))
+            i = self.skip_balanced(end) if self.val(end) == "{" else end + 1
+            i = max(i, start + 1)
+        return i
+
+    def function(self, i: int, start: int, doc_at: int, container: str, kind: str, exported: bool) -> int:
+        j = i + 1
+        if self.val(j) == "&":
+            j += 1
+        if self.typ(j) != NAME:  # a closure: not a declaration
+            end = self.until(i, (";",))
+            return end + 1
+        name_at = j
+        end = self.until(j + 1, ("{", ";"))
+        body_end = self.skip_balanced(end) if self.val(end) == "{" else end + 1
+        self.emit(self.val(name_at), kind, start, name_at, body_end - 1, container, exported,
+                  self.signature(start, end), doc_at)
+        return body_end
+
+    def constants(self, i: int, start: int, doc_at: int, container: str, exported: bool) -> int:
+        """``const [type] A = 1, B = 2;``: one constant per name."""
+        end = self.until(i, (";",))
+        j = i
+        while j < end:
+            if self.typ(j) == NAME and self.val(j + 1) == "=":
+                value_end = self.until(j + 2, (",", ";"))
+                self.emit(self.val(j), "constant", start, j, value_end - 1, container, exported,
+                          self.signature(start, value_end), doc_at)
+                j = value_end
+            j += 1
+        return end + 1
+
+    def members(self, i: int, container: str) -> int:
+        """Members of a class, interface, trait or enum body; returns the index of its ``}``."""
+        while i < self.n:
+            if self.val(i) == "}":
+                return i
+            if self.val(i) == ";":
+                i += 1
+                continue
+            doc_at = i
+            i = self.skip_attributes(i)
+            start = i
+            exported = True
+            while self.val(i).lower() in _MODIFIERS and self.typ(i) == NAME:
+                if self.val(i).lower() in ("private", "protected"):
+                    exported = False
+                i += 1
+            keyword = self.val(i).lower() if self.typ(i) == NAME else ""
+            if keyword == "function":
+                i = self.function(i, start, doc_at, container, "method", exported)
+                continue
+            if keyword == "const":
+                i = self.constants(i + 1, start, doc_at, container, exported)
+                continue
+            if keyword == "case" and self.typ(i + 1) == NAME:
+                end = self.until(i + 2, (";",))
+                self.emit(self.val(i + 1), "constant", start, i + 1, end - 1, container, True,
+                          self.signature(start, end), doc_at)
+                i = end + 1
+                continue
+            if keyword == "use":
+                end = self.until(i, (";", "{"))
+                i = self.skip_balanced(end) if self.val(end) == "{" else end + 1
+                continue
+            end = self.until(i, (";",))
+            if i > start or self.typ(i) == VARIABLE:  # a property list: [modifiers] [type] $a [= 1], $b;
+                j = i
+                while j < end:
+                    if self.typ(j) == VARIABLE:
+                        value_end = self.until(j + 1, (",", ";"))
+                        self.emit(self.val(j)[1:], "property", start, j, value_end - 1, container, exported,
+                                  self.signature(start, value_end), doc_at)
+                        j = value_end
+                    j += 1
+            i = max(end + 1, start + 1)
+        return i
+
+    def run(self) -> list[Symbol]:
+        i = 0
+        while i < self.n:
+            i = self.statements(i, "") + 1
+        self.symbols.sort(key=lambda symbol: symbol.line)
+        return self.symbols
+
+
+def extract(path: str, data: bytes) -> list[Symbol]:
+    """The declarations of one PHP file, in source order. Raises UnicodeDecodeError."""
+    return _Scanner(path, data.decode("utf-8").removeprefix("\ufeff")).run()

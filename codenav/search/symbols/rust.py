@@ -1,0 +1,418 @@
+"""Rust definitions (.rs) at item level, by a tokenizer and an item scanner.
+
+The tokenizer knows strings (``"…"``, ``b"…"``, raw ``r#"…"#``), character literals versus
+lifetimes (``'a'`` against ``'a``), and line and nested block comments; ``///`` and ``/** */``
+doc comments are kept for the item that follows them. Function bodies are skipped whole.
+
+What becomes a symbol: ``fn`` (a ``method`` inside ``impl``/``trait``, with the implemented type
+or the trait as container; containers are dotted, ``outer.inner``), ``struct``/``union`` (``class``; named fields are ``property``s),
+``enum`` (its variants are ``constant``s), ``trait`` (``interface``), ``type`` aliases, ``const``
+and ``static`` items (``constant``; a lowercase ``static`` is a ``variable``), ``mod`` (``module``,
+the container of its items) and ``macro_rules!`` macros (``function``). ``impl`` blocks are not
+symbols themselves; ``use`` and ``extern crate`` define nothing.
+
+Exported: plain ``pub`` is exported; ``pub(crate)``/``pub(super)``/``pub(in …)`` and no
+visibility are not. Trait items and enum variants follow their trait or enum; items of a
+``impl Trait for Type`` block are ``None`` (their reach is the trait's and the type's).
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import SIGNATURE_CHARS, Symbol
+
+TYPE, VALUE, START, END, LINE = range(5)
+NAME, PUNCT, LITERAL, LIFETIME = "n", "p", "l", "'"
+
+_TOKEN = re.compile(r"""
+    (?P<nl>\n)
+  | (?P<ws>[ \t\r\f\v\ufeff]+)
+  | (?P<line>//[^\n]*)
+  | (?P<raw>b?r\#*")
+  | (?P<str>b?"(?:[^"\\]|\\.)*"?)
+  | (?P<char>b?'(?:[^'\\\n]|\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F_]*\}|.))')
+  | (?P<life>'[A-Za-z_]\w*)
+  | (?P<name>(?:r\#)?[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)
+  | (?P<num>\d[\w]*(?:\.\d[\w]*)?)
+  | (?P<punct>::|->|=>|\.\.=|\.\.\.|\.\.|[{}()\[\];,<>=!\#&|+\-*/%^.:@?~$'])
+""", re.VERBOSE | re.DOTALL)
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
+    tokens: list[tuple] = []
+    docs: dict[int, str] = {}
+    doc: list[str] = []
+    line = 1
+    i = 0
+    n = len(text)
+    match = _TOKEN.match
+    while i < n:
+        if text.startswith("/*", i):  # block comments nest in Rust
+            depth, j = 0, i
+            while j < n:
+                if text.startswith("/*", j):
+                    depth, j = depth + 1, j + 2
+                elif text.startswith("*/", j):
+                    depth, j = depth - 1, j + 2
+                    if depth == 0:
+                        break
+                else:
+                    j += 1
+            if text.startswith("/**", i) and not text.startswith("/**/", i):
+                doc = [line.strip().lstrip("*") for line in text[i + 3: j - 2].split("\n")]
+            line += text.count("\n", i, j)
+            i = j
+            continue
+        m = match(text, i)
+        if m is None:
+            i += 1
+            continue
+        group, end = m.lastgroup, m.end()
+        if group == "nl":
+            line += 1
+        elif group == "ws":
+            pass
+        elif group == "line":
+            value = m.group()
+            if value.startswith("///") and not value.startswith("////"):
+                doc.append(value[3:])
+        else:
+            if group == "raw":
+                hashes = m.group().count("#")
+                close = text.find('"' + "#" * hashes, end)
+                end = n if close < 0 else close + 1 + hashes
+                kind = LITERAL
+            else:
+                kind = {"str": LITERAL, "char": LITERAL, "num": LITERAL, "life": LIFETIME, "name": NAME}.get(
+                    group, PUNCT)
+            if doc:
+                docs[len(tokens)] = "\n".join(doc)
+                doc = []
+            tokens.append((kind, text[i:end], i, end, line))
+            line += text.count("\n", i, end)
+        i = end
+    return tokens, docs
+
+
+def _doc_line(doc: str) -> str:
+    for line in doc.split("\n"):
+        line = line.strip()
+        if line:
+            return line if len(line) <= SIGNATURE_CHARS else line[: SIGNATURE_CHARS - 1] + "…"
+    return ""
+
+
+def _upper(name: str) -> bool:
+    stripped = name.strip("_")
+    return bool(stripped) and stripped.upper() == stripped and any(ch.isalpha() for ch in stripped)
+
+
+class _Scanner:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.text = text
+        self.toks, self.docs = _tokenize(text)
+        self.n = len(self.toks)
+        self.symbols: list[Symbol] = []
+
+    def val(self, i: int) -> str:
+        return self.toks[i][VALUE] if i < self.n else ""
+
+    def is_name(self, i: int) -> bool:
+        return i < self.n and self.toks[i][TYPE] == NAME
+
+    def line(self, i: int) -> int:
+        return self.toks[min(i, self.n - 1)][LINE] if self.n else 1
+
+    def skip_balanced(self, i: int) -> int:
+        stack = [_OPENERS[self.val(i)]]
+        i += 1
+        while i < self.n:
+            tok = self.toks[i]
+            if tok[TYPE] == PUNCT:
+                value = tok[VALUE]
+                if value in _OPENERS:
+                    stack.append(_OPENERS[value])
+                elif value in (")", "]", "}"):
+                    while stack and stack[-1] != value:
+                        stack.pop()
+                    if stack:
+                        stack.pop()
+                    if not stack:
+                        return i + 1
+            i += 1
+        return i
+
+    def header_end(self, i: int) -> int:
+        """The index of the ``{`` or ``;`` ending an item header at ``i`` (brackets skipped)."""
+        while i < self.n:
+            value = self.val(i)
+            if self.toks[i][TYPE] == PUNCT:
+                if value in ("{", ";", "}"):
+                    return i
+                if value in ("(", "["):
+                    i = self.skip_balanced(i)
+                    continue
+            i += 1
+        return i
+
+    def skip_item(self, i: int) -> int:
+        """The index after the item at ``i``: through its ``;`` or its ``{…}``."""
+        end = self.header_end(i)
+        if self.val(end) == "{":
+            return self.skip_balanced(end)
+        return end + 1 if self.val(end) == ";" else end
+
+    def signature(self, start: int, end: int) -> str:
+        end = max(min(end, self.n), start + 1)
+        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
+        text = " ".join(raw.split()).replace("( ", "(").replace(" )", ")").replace(",)", ")")
+        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+
+    def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
+             exported: bool | None, signature: str, doc_at: int) -> Symbol:
+        doc = self.docs.get(doc_at, "")
+        symbol = Symbol(name, kind, self.path, self.line(name_at),
+                        self.line(end_tok) if end_tok is not None else None, container, signature,
+                        _doc_line(doc) if doc else "", exported)
+        self.symbols.append(symbol)
+        return symbol
+
+    def items(self, i: int, container: str, scope: str, scope_exported: bool | None) -> int:
+        """Items from ``i`` up to the ``}`` closing the block (``scope``: file, mod, impl, trait, trait-impl)."""
+        while i < self.n:
+            value = self.val(i)
+            if value == "}":
+                return i
+            if value == ";":
+                i += 1
+                continue
+            doc_at = i
+            while self.val(i) == "#":  # attributes: #[…] and #![…]
+                j = i + 1 + (self.val(i + 1) == "!")
+                if self.val(j) != "[":
+                    break
+                i = self.skip_balanced(j)
+            if doc_at not in self.docs:
+                doc_at = i  # a doc comment written after the attributes
+            start = i
+            visibility = None
+            if self.val(i) == "pub":
+                visibility = "pub"
+                i += 1
+                if self.val(i) == "(":
+                    visibility = "restricted"
+                    i = self.skip_balanced(i)
+            while True:  # qualifiers: extern "C" fn, const fn, async fn, unsafe impl, default fn
+                value = self.val(i)
+                if value == "extern" and i + 1 < self.n and self.toks[i + 1][TYPE] == LITERAL \
+                        and self.val(i + 2) != "{":
+                    i += 2
+                elif value in ("default", "async", "unsafe", "safe") and self.is_name(i + 1):
+                    i += 1
+                elif value in ("const", "extern") and self.val(i + 1) in ("fn", "unsafe", "async", "extern"):
+                    i += 1
+                else:
+                    break
+            if scope in ("trait",):
+                exported = scope_exported
+            elif scope == "trait-impl":
+                exported = None
+            else:
+                exported = visibility == "pub"
+            after = self.item(i, start, doc_at, container, scope, exported)
+            i = after if after > i else i + 1
+        return i
+
+    def item(self, i: int, start: int, doc_at: int, container: str, scope: str, exported: bool | None) -> int:
+        keyword = self.val(i)
+        in_type = scope in ("impl", "trait", "trait-impl")
+        if keyword == "fn" and self.is_name(i + 1):
+            end = self.header_end(i + 2)
+            body_end = self.skip_balanced(end) if self.val(end) == "{" else end + 1
+            self.emit(self.val(i + 1), "method" if in_type else "function", start, i + 1, body_end - 1, container,
+                      exported, self.signature(start, end), doc_at)
+            return body_end
+        if keyword in ("struct", "union", "enum", "trait") and self.is_name(i + 1):
+            end = self.header_end(i + 2)
+            kind = {"struct": "class", "union": "class", "enum": "enum", "trait": "interface"}[keyword]
+            body_end = self.skip_balanced(end) if self.val(end) == "{" else end + 1
+            symbol = self.emit(self.val(i + 1), kind, start, i + 1, body_end - 1, container, exported,
+                               self.signature(start, end), doc_at)
+            qualified = f"{container}.{symbol.name}" if container else symbol.name
+            if self.val(end) == "{":
+                if keyword == "trait":  # trait items follow the trait
+                    self.items(end + 1, qualified, "trait", exported)
+                elif keyword == "enum":
+                    self.variants(end + 1, body_end - 1, qualified, exported)
+                else:
+                    self.fields(end + 1, body_end - 1, qualified)
+            return body_end
+        if keyword == "extern" and i + 2 < self.n and self.toks[i + 1][TYPE] == LITERAL and self.val(i + 2) == "{":
+            close = self.items(i + 3, container, "mod", None)  # foreign functions and statics
+            return close + 1
+        if keyword == "impl":
+            end = self.header_end(i + 1)
+            target, trait = self.impl_target(i + 1, end)
+            body_end = self.skip_balanced(end) if self.val(end) == "{" else end + 1
+            if self.val(end) == "{" and target:
+                qualified = f"{container}.{target}" if container else target
+                self.items(end + 1, qualified, "trait-impl" if trait else "impl", None)
+            return body_end
+        if keyword == "mod" and self.is_name(i + 1):
+            end = i + 2
+            symbol = self.emit(self.val(i + 1), "module", start, i + 1, None, container, exported,
+                               self.signature(start, end), doc_at)
+            if self.val(end) == "{":
+                qualified = f"{container}.{symbol.name}" if container else symbol.name
+                close = self.items(end + 1, qualified, "mod", None)
+                symbol.end_line = self.line(close)
+                return close + 1
+            return end + 1
+        if keyword == "type" and self.is_name(i + 1):
+            end = self.header_end(i + 2)
+            self.emit(self.val(i + 1), "type", start, i + 1, end, container, exported, self.signature(start, end),
+                      doc_at)
+            return end + 1
+        if keyword in ("const", "static") and i + 1 < self.n:
+            j = i + 1
+            if self.val(j) == "mut":
+                j += 1
+            if self.is_name(j) and self.val(j) != "_":
+                end = self.header_end(j + 1)
+                name = self.val(j)
+                kind = "constant" if keyword == "const" or _upper(name) else "variable"
+                sig_end = end
+                for k in range(j + 1, end):  # the signature stops before the value
+                    if self.val(k) == "=":
+                        sig_end = k
+                        break
+                self.emit(name, kind, start, j, end, container, exported, self.signature(start, sig_end), doc_at)
+            return self.skip_item(i)
+        if keyword == "macro_rules" and self.val(i + 1) == "!" and self.is_name(i + 2):
+            j = i + 3
+            body_end = self.skip_balanced(j) if self.val(j) in _OPENERS else j
+            self.emit(self.val(i + 2), "function", start, i + 2, body_end - 1, container, exported,
+                      self.signature(start, j), doc_at)
+            return body_end + (self.val(body_end) == ";")
+        return self.skip_item(i)
+
+    def impl_target(self, i: int, end: int) -> tuple[str, bool]:
+        """The implemented type's name (last path segment, generics dropped) and whether it is a trait impl."""
+        if self.val(i) == "<":  # impl<T, U: Bound> …: skip the generic parameters
+            depth = 0
+            while i < end:
+                value = self.val(i)
+                depth += value.count("<") - value.count(">") if value not in ("->", "=>") else 0
+                i += 1
+                if depth <= 0:
+                    break
+        trait = False
+        for k in range(i, end):
+            if self.val(k) == "for" and self.is_name(k):
+                trait, i = True, k + 1
+                break
+            if self.val(k) == "where":
+                end = k
+                break
+        name = ""
+        depth = 0
+        for k in range(i, end):
+            value = self.val(k)
+            if value == "where" and depth == 0:
+                break
+            if value in ("<", "("):
+                depth += 1
+            elif value in (">", ")"):
+                depth -= 1
+            elif depth == 0 and self.is_name(k) and value not in ("dyn", "mut", "const", "for", "unsafe", "impl"):
+                name = value
+        return name, trait
+
+    def fields(self, i: int, close: int, container: str) -> None:
+        """Named fields ``[pub] name: Type,`` of a struct or union body."""
+        depth = 0
+        expect_field = True
+        while i < close:
+            value = self.val(i)
+            if value == "#" and self.val(i + 1) == "[":
+                i = self.skip_balanced(i + 1)
+                continue
+            if value in ("(", "[", "{", "<"):
+                if value == "<":
+                    depth += 1
+                    i += 1
+                else:
+                    i = self.skip_balanced(i)
+                continue
+            if value == ">":
+                depth -= 1
+            elif value == ">>":
+                depth -= 2
+            elif value == "," and depth <= 0:
+                expect_field = True
+            elif expect_field and depth <= 0:
+                start = i
+                exported = False
+                if value == "pub":
+                    exported = True
+                    i += 1
+                    if self.val(i) == "(":
+                        exported = False
+                        i = self.skip_balanced(i)
+                if self.is_name(i) and self.val(i + 1) == ":":
+                    end = i + 2
+                    while end < close and not (self.val(end) == "," and self.angle_depth(i + 2, end) <= 0):
+                        end = self.skip_balanced(end) if self.val(end) in _OPENERS else end + 1
+                    self.emit(self.val(i), "property", start, i, end - 1, container, exported,
+                              self.signature(start, end), start)
+                    i = end
+                    continue
+                expect_field = False
+            i += 1
+
+    def angle_depth(self, start: int, end: int) -> int:
+        depth = 0
+        for k in range(start, end):
+            value = self.val(k)
+            if value not in ("->", "=>"):
+                depth += value.count("<") - value.count(">")
+        return depth
+
+    def variants(self, i: int, close: int, container: str, exported: bool | None) -> None:
+        """Enum variants ``Name``, ``Name(…)``, ``Name { … }``, ``Name = value``."""
+        expect = True
+        while i < close:
+            value = self.val(i)
+            if value == "#" and self.val(i + 1) == "[":
+                i = self.skip_balanced(i + 1)
+                continue
+            if value in _OPENERS:
+                i = self.skip_balanced(i)
+                continue
+            if value == ",":
+                expect = True
+            elif expect and self.is_name(i):
+                end = i + 1
+                while end < close and self.val(end) != ",":
+                    end = self.skip_balanced(end) if self.val(end) in _OPENERS else end + 1
+                doc_at = i
+                self.emit(value, "constant", i, i, end - 1, container, exported, self.signature(i, end), doc_at)
+                i = end
+                expect = False
+                continue
+            i += 1
+
+    def run(self) -> list[Symbol]:
+        i = 0
+        while i < self.n:
+            i = self.items(i, "", "file", None) + 1
+        self.symbols.sort(key=lambda symbol: symbol.line)
+        return self.symbols
+
+
+def extract(path: str, data: bytes) -> list[Symbol]:
+    """The items of one Rust file, in source order. Raises UnicodeDecodeError."""
+    return _Scanner(path, data.decode("utf-8").removeprefix("\ufeff")).run()
