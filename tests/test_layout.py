@@ -43,7 +43,10 @@ def import_graph() -> dict[str, set[str]]:
             if isinstance(node, ast.ImportFrom):
                 base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
                 target = ".".join(base + ([node.module] if node.module else []))
-                candidates = [target] + [f"{target}.{alias.name}" for alias in node.names]
+                # `from pkg import mod` needs the module, and the package only for a name
+                # that is not a module of it (a package's own __init__ is already loading).
+                submodules = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in known]
+                candidates = submodules + ([target] if len(submodules) < len(node.names) else [])
             elif isinstance(node, ast.Import):
                 candidates = [alias.name for alias in node.names]
             else:

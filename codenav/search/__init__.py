@@ -1,5 +1,1 @@
-<<<<<<< HEAD
-"""Searching and comparing the files of a cached target: matching, symbols, differences."""
-=======
-"""Searching inside a cached entry: symbols (definitions) by name."""
->>>>>>> h/symbols
+"""Searching inside cached targets: version diffs (diff.py, xdiff.py) and symbols (symbols/)."""

@@ -29,83 +29,22 @@ then path and line.
 
 from __future__ import annotations
 
+from .model import KINDS, SIGNATURE_CHARS, Skipped, Symbol
+
+__all__ = ["KINDS", "SIGNATURE_CHARS", "Skipped", "Symbol", "build_index", "extract", "query", "search",
+           "write_index"]
+
 TYPE_CHECKING = False  # annotations only: a warm query must not import typing
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import TextIO
 
-KINDS = ("function", "class", "method", "variable", "constant", "type", "interface", "enum", "module",
-         "namespace", "property")
 MAX_BYTES = 4 * 1024 * 1024  # a source file this large is generated (bundles, tables), not written
 MAX_LINE_BYTES = 32 * 1024  # a line this long means minified or generated code
-SIGNATURE_CHARS = 200
 HEADER = "codenav-symbols\t1\n"
 
 _PYTHON = (".py", ".pyi")
 _JAVASCRIPT = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")  # .d.ts ends with .ts
-
-
-class Symbol:
-    """One definition. ``exported`` is None when the language does not say."""
-
-    __slots__ = ("name", "kind", "path", "line", "end_line", "container", "signature", "doc", "exported")
-
-    def __init__(self, name: str, kind: str, path: str, line: int, end_line: int | None = None,
-                 container: str = "", signature: str = "", doc: str = "",
-                 exported: bool | None = None) -> None:
-        self.name = name
-        self.kind = kind
-        self.path = path
-        self.line = line
-        self.end_line = end_line
-        self.container = container
-        self.signature = signature
-        self.doc = doc
-        self.exported = exported
-
-    def _key(self) -> tuple:
-        return tuple(getattr(self, field) for field in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Symbol) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return "Symbol(" + ", ".join(f"{field}={getattr(self, field)!r}" for field in self.__slots__) + ")"
-
-    @property
-    def qualified(self) -> str:
-        """``container.name``, or the name alone at the top of the file."""
-        return f"{self.container}.{self.name}" if self.container else self.name
-
-    def as_dict(self) -> dict:
-        """The result shape of the issue (camelCase; absent values left out)."""
-        out: dict = {"name": self.name, "kind": self.kind, "path": self.path, "line": self.line}
-        if self.end_line is not None:
-            out["endLine"] = self.end_line
-        if self.container:
-            out["container"] = self.container
-        if self.signature:
-            out["signature"] = self.signature
-        if self.doc:
-            out["doc"] = self.doc
-        if self.exported is not None:
-            out["exported"] = self.exported
-        return out
-
-
-class Skipped:
-    """A file that an extractor knows but could not read as source; ``reason`` says why."""
-
-    __slots__ = ("reason",)
-
-    def __init__(self, reason: str) -> None:
-        self.reason = reason
-
-    def __repr__(self) -> str:
-        return f"Skipped({self.reason!r})"
 
 
 def language(path: str) -> str | None:

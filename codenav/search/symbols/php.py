@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from . import SIGNATURE_CHARS, Symbol
+from .model import SIGNATURE_CHARS, Symbol
 
 TYPE, VALUE, START, END, LINE = range(5)
 NAME, PUNCT, LITERAL, VARIABLE = "n", "p", "l", "$"

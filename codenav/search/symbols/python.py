@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 
-from . import SIGNATURE_CHARS, Symbol
+from .model import SIGNATURE_CHARS, Symbol
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "abstractproperty"}
 _ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"}

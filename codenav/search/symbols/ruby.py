@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 
-from . import SIGNATURE_CHARS, Symbol
+from .model import SIGNATURE_CHARS, Symbol
 
 TYPE, VALUE, START, END, LINE, FIRST = range(6)
 NAME, PUNCT, LITERAL, VAR = "n", "p", "l", "v"
