@@ -20,13 +20,13 @@ if TYPE_CHECKING:
 # option -> namespace attribute; every value is kept as the string given, as argparse keeps
 # it (the tools convert them). tests/test_warm_path.py checks this table against the argparse
 # parsers, which stay the definition.
-_TARGET_OPTIONS = {"--repo-url": "repo_url", "--git-ref": "git_ref", "--wait": "wait"}
+_TARGET_OPTIONS = {"--repo-url": "repo_url", "--git-ref": "git_ref", "--wait": "wait", "--project": "project"}
 _QUICK_OPTIONS = {
     "files": {},
     "read": {"--lines": "lines"},
     "grep": {"--context": "context", "-C": "context"},
 }
-_QUICK_FLAGS = {"--json": "json", "--verbose": "verbose", "-v": "verbose"}
+_QUICK_FLAGS = {"--json": "json", "--verbose": "verbose", "-v": "verbose", "--no-project": "no_project"}
 
 
 def _build_parser(command: str | None) -> Any:
@@ -91,8 +91,8 @@ def _quick_namespace(argv: list[str]) -> _Namespace | None:
     from .tools import COMMANDS
 
     options = {**_TARGET_OPTIONS, **_QUICK_OPTIONS[command]}
-    values: dict[str, Any] = {"command": command, "operands": [], "json": False, "verbose": False,
-                              "_tool": COMMANDS[command]}
+    values: dict[str, Any] = {"command": command, "operands": [], "_tool": COMMANDS[command]}
+    values.update((dest, False) for dest in _QUICK_FLAGS.values())
     values.update((dest, None) for dest in options.values())
     operands_done = False
     words = iter(argv[1:])
@@ -175,9 +175,21 @@ def _run_tool(ns: Any) -> int:
     if ns.json:
         sys.stdout.write(dumps(result) + "\n")
     else:
+        _notes(result, sys.stderr)
         module.render(result, ns.verbose, sys.stdout, sys.stderr)
     sys.stdout.flush()
     return module.exit_code(result)
+
+
+def _notes(result: dict[str, Any], err: Any) -> None:
+    """What a person should know about the target before its data, one stderr line each: the
+    lockfile the version came from, and every warning (a skipped lockfile, …)."""
+    target = result.get("target")
+    source = target.get("versionSource") if isinstance(target, dict) else None
+    if source and source.get("kind") in ("lockfile", "installed"):
+        err.write(f"codenav: {target['name']} {target['version']} from {source['file']}\n")
+    for warning in result.get("warnings") or ():
+        err.write(f"codenav: warning: {warning}\n")
 
 
 def _schema_error(name: str, args: dict[str, Any]) -> CodenavError | None:

@@ -35,6 +35,15 @@ def cache_subdir(name: str) -> str:
     return path
 
 
+def short_hash(text: str) -> str:
+    """A stable 32-hex-digit name for a string (cache file names)."""
+    try:  # the builtin module loads in microseconds; hashlib pulls in OpenSSL (warm path)
+        from _sha256 import sha256
+    except ImportError:
+        from hashlib import sha256
+    return sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
 # --- JSON without the json package -----------------------------------------------------------
 
 class _Decoding:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import registries
 from .errors import CodenavError, invalid
+from .paths import short_hash
 
 # Annotations only: `typing` and `re` cost more to import than a warm call may spend (SPEC §7
 # benchmarks), so this module uses neither at run time.
@@ -70,15 +71,6 @@ class GitTarget:
 Target = PackageTarget | GitTarget
 
 
-def short_hash(text: str) -> str:
-    """A stable 32-hex-digit name for a string (cache file names)."""
-    try:  # the builtin module loads in microseconds; hashlib pulls in OpenSSL (warm path)
-        from _sha256 import sha256
-    except ImportError:
-        from hashlib import sha256
-    return sha256(text.encode("utf-8")).hexdigest()[:32]
-
-
 def git_key(repo_url: str, commit: str) -> str:
     return f"git/{short_hash(repo_url)[:16]}/{commit}"
 
@@ -99,6 +91,12 @@ def parse_spec(spec: str) -> dict[str, Any]:
         # An empty version ("pypi:a@") is passed on, not refused here: from_args refuses it as
         # MCP's version "" is refused, so both surfaces give one envelope (SPEC §4 parity).
         name, version = rest[:at], rest[at + 1:]
+    elif registry == "pypi" and any(c in rest for c in "<>=!~(["):
+        # The PEP 508 spelling pip users type: pypi:requests>=2.30,<2.32, pypi:requests==2.32.3.
+        from .registries.pep440 import split_requirement
+
+        name, version = split_requirement(rest)
+        version = version or None
     else:
         name, version = rest, None
     args: dict[str, Any] = {"registry": registry, "package_name": name}
@@ -146,8 +144,68 @@ def from_args(args: dict[str, Any]) -> Target:
     if version is not None and len(version) > MAX_VERSION:
         raise invalid(f"version is {len(version)} characters long; at most {MAX_VERSION} are accepted", "version")
     if version is not None and not _is_version(version):
-        raise invalid(f"{version!r} is not a valid version", "version")
+        # Not a plain version: a range or specifier set (npm:react@^18, pypi:x@>=2,<3), which
+        # the registry's own grammar decides; control characters are never part of one.
+        check = getattr(registries.load(registry), "classify_version", None)
+        if check is None or not version.strip() or any(ord(c) < 0x20 or ord(c) == 0x7F for c in version):
+            raise invalid(f"{version!r} is not a valid version", "version")
+        check(version)
     return PackageTarget(registry, name, version)
+
+
+PROJECT_VARIABLE = "CODENAV_PROJECT_DIR"
+
+
+def project_start(args: dict[str, Any]) -> str | None:
+    """Where to look for the project's lockfile, or None when that is turned off.
+
+    ``project_dir`` (MCP; CLI ``--project DIR``, ``--no-project`` = "") wins, then
+    CODENAV_PROJECT_DIR, then the working directory (MCP clients start servers in the
+    project). An empty string turns the lookup off.
+    """
+    import os
+
+    given = args.get("project_dir")
+    if given is None:
+        given = os.environ.get(PROJECT_VARIABLE)
+    if given is None:
+        return os.getcwd()
+    if not isinstance(given, str) or len(given) > MAX_PATH or "\0" in given:
+        raise invalid(f"project_dir must be a directory path of at most {MAX_PATH} characters", "project_dir")
+    return os.path.abspath(given) if given else None
+
+
+def version_source(target: PackageTarget, args: dict[str, Any]) -> tuple[PackageTarget, dict[str, Any], list[str], list[str]]:
+    """(the target to open, its ``versionSource``, other locked versions, warnings).
+
+    A version that was asked for is kept and classified (exact, range, tag); with none, the
+    project's lockfile (then its installed copy) names it, else the registry's latest.
+    """
+    registry = registries.load(target.registry)
+    if target.version is not None:
+        classify = getattr(registry, "classify_version", None)
+        kind = classify(target.version) if classify is not None else "exact"
+        return target, {"kind": kind, "spec": target.version}, [], []
+    start = project_start(args)
+    if start is None:
+        return target, {"kind": "latest"}, [], []
+    from .lockfiles import find_locked
+
+    skipped: list[str] = []
+    locked = find_locked(target.registry, target.name, start, skipped)
+    if locked is None:
+        return target, {"kind": "latest"}, [], skipped
+    if locked.version is None:
+        # Never the registry's latest silently: the project does not run a registry copy.
+        where = f" ({locked.ref})" if locked.ref else ""
+        action = ("read that commit with repo_url + git_ref (CLI: --repo-url URL --git-ref COMMIT)"
+                  if locked.source == "git" else "read the local copy directly, or name a version")
+        raise invalid(f"{locked.file} locks {target.name} as a {locked.source} copy{where}, not a registry "
+                      "version; name a version to read one from the registry", "version", action=action,
+                      lockfile=locked.file)
+    name = registry.normalize_name(locked.name) if locked.name else target.name
+    source = {"kind": locked.kind, "file": locked.file, "entry": locked.entry}
+    return PackageTarget(target.registry, name, locked.version), source, list(locked.other_versions), list(locked.warnings)
 
 
 def wait_ms(args: dict[str, Any]) -> int:
@@ -188,6 +246,10 @@ def add_cli_options(parser: Any) -> None:
         "--wait", metavar="MS", default=None,  # parsed by cli_int: a bad value is INVALID_ARGUMENT
         help=f"wait up to MS ms for a package not yet cached (0-{MAX_WAIT_MS}, default {DEFAULT_WAIT_MS})",
     )
+    parser.add_argument("--project", metavar="DIR",
+                        help="with no version, read the version DIR's lockfile pins (default: this directory)")
+    parser.add_argument("--no-project", action="store_true",
+                        help="with no version, take the registry's latest, not the project's locked version")
 
 
 def cli_int(text: str, flag: str, field: str) -> int:
@@ -212,6 +274,12 @@ def cli_target(ns: Any, operands: list[str], usage: str) -> tuple[dict[str, Any]
     args: dict[str, Any] = {}
     if ns.wait is not None:
         args["wait_timeout_ms"] = cli_int(ns.wait, "--wait", "wait_timeout_ms")
+    if getattr(ns, "no_project", False):
+        if getattr(ns, "project", None) is not None:
+            raise invalid("give --project DIR or --no-project, not both", "project_dir")
+        args["project_dir"] = ""
+    elif getattr(ns, "project", None) is not None:
+        args["project_dir"] = ns.project
     if ns.repo_url is not None:
         if operands and looks_like_spec(operands[0]):
             raise invalid(

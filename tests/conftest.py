@@ -23,7 +23,7 @@ _ISOLATED = (
     "CODENAV_CACHE_DIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "CODENAV_NPM_REGISTRY", "CODENAV_PYPI_INDEX_URL",
     "CODENAV_GREP_APP_URL", "CODENAV_GITHUB_API_URL", "npm_config_registry", "NPM_CONFIG_REGISTRY",
     "npm_config_userconfig", "NPM_CONFIG_USERCONFIG", "PIP_INDEX_URL", "PIP_CONFIG_FILE", "GH_TOKEN",
-    "GITHUB_TOKEN", "GH_HOST",
+    "GITHUB_TOKEN", "GH_HOST", "VIRTUAL_ENV",
 )
 
 
@@ -40,6 +40,9 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # pip's own config files (/etc/pip.conf ...) must not leak an index into tests.
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
     monkeypatch.setenv("CODENAV_NO_DISCOVERY", "1")  # never ask the real npm/pip in offline tests
+    # No lockfile lookup unless a test names a project: the checkout's own files (or the
+    # machine's) must not decide which version a test reads.
+    monkeypatch.setenv("CODENAV_PROJECT_DIR", "")
     return tmp_path
 
 

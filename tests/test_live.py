@@ -55,7 +55,8 @@ def test_express_matches_npm_pack(real_endpoints, tmp_path):
     result = json.loads(proc.stdout)
     assert result["target"] == {"registry": "npm", "name": "express", "version": "4.21.2",
                                 "artifact": "express-4.21.2.tgz", "verified": True,
-                                "verification": "sha512 of the downloaded file matches the registry's dist.integrity"}
+                                "verification": "sha512 of the downloaded file matches the registry's dist.integrity",
+                                "versionSource": {"kind": "exact", "spec": "4.21.2"}}
     assert [f["path"] for f in result["files"]] == npm_files
     read = run_cli("read", "npm:express@4.21.2", "package.json")
     assert json.loads(read.stdout)["version"] == "4.21.2"

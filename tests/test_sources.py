@@ -53,7 +53,8 @@ def test_npm_scoped_package_resolves_and_echoes_its_target(npm):
     result = list_files.run({"registry": "npm", "package_name": "@types/thing", "version": "2.0.1"})
     assert result["target"] == {"registry": "npm", "name": "@types/thing", "version": "2.0.1",
                                 "artifact": "thing-2.0.1.tgz", "verified": True,
-                                "verification": "sha512 of the downloaded file matches the registry's dist.integrity"}
+                                "verification": "sha512 of the downloaded file matches the registry's dist.integrity",
+                                "versionSource": {"kind": "exact", "spec": "2.0.1"}}
     assert result["files"] == [{"path": "index.d.ts", "size": 11, "language": "TypeScript", "fileType": "source"}]
     assert any(s.path == "/@types%2Fthing" for s in npm.server.seen)
 
@@ -150,7 +151,8 @@ def test_pypi_prefers_the_pure_wheel_and_lists_it_as_is(pypi):
     result = list_files.run({"registry": "pypi", "package_name": "Demo", "version": "1.0"})
     assert result["target"] == {"registry": "pypi", "name": "demo", "version": "1.0",
                                 "artifact": "demo-1.0-py3-none-any.whl", "verified": True,
-                                "verification": "sha256 of the downloaded file matches the sha256 the index lists"}
+                                "verification": "sha256 of the downloaded file matches the sha256 the index lists",
+                                "versionSource": {"kind": "exact", "spec": "1.0"}}
     assert [f["path"] for f in result["files"]] == ["demo-1.0.dist-info/METADATA", "demo/__init__.py"]
 
 

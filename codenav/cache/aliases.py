@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 import time
 
-from ..paths import read_json, root
-from ..targets import GitTarget, short_hash
+from ..paths import read_json, root, short_hash
+from ..targets import GitTarget
 from . import store
 
 TYPE_CHECKING = False  # annotations only

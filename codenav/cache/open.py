@@ -13,7 +13,8 @@ import sys
 import time
 
 from ..errors import CodenavError
-from ..targets import GitTarget, git_key, short_hash
+from ..paths import short_hash
+from ..targets import GitTarget, git_key
 from . import aliases, store
 
 TYPE_CHECKING = False  # annotations only

@@ -74,6 +74,9 @@ class Entry:
         self._index: dict[str, list] | None = None
         self._rows: list[Row] | None = None
         self.echo: dict[str, Any] | None = None  # per-request echo (git: the ref asked for)
+        self.extra_echo: dict[str, Any] = {}  # per-request additions (versionSource, …)
+        self.warnings: list[str] = []  # per-request warnings (a skipped lockfile, …)
+        self.request: dict[str, Any] = {}  # what this request resolved to (name, version), no manifest read
 
     @property
     def manifest(self) -> dict[str, Any]:
@@ -86,7 +89,8 @@ class Entry:
 
     @property
     def target(self) -> dict[str, Any]:
-        return self.echo if self.echo is not None else self.manifest["target"]
+        base = self.echo if self.echo is not None else self.manifest["target"]
+        return {**base, **self.extra_echo} if self.extra_echo else base
 
     def files(self) -> list[Row]:
         """Every file's Row, sorted by path."""

@@ -56,11 +56,12 @@ _MANAGER_FILES = {"bun": ("bun.lock",), "pnpm": ("pnpm-lock.yaml",), "yarn": ("y
 _TOOL_FILES = (("[tool.uv", "uv.lock"), ("[tool.poetry", "poetry.lock"), ("[tool.pdm", "pdm.lock"))
 
 
-def find_locked(registry: str, name: str, start_dir: str) -> Locked | None:
+def find_locked(registry: str, name: str, start_dir: str, unused: list[str] | None = None) -> Locked | None:
     """The version the project around ``start_dir`` locks (or has installed) for ``name``.
 
     None when nothing local mentions the package (the caller then uses the registry's
-    latest). Never raises for anything found on disk.
+    latest); the warnings gathered on the way (a lockfile skipped) are then appended to
+    ``unused`` when given. Never raises for anything found on disk.
     """
     if registry not in ("npm", "pypi"):
         return None
@@ -91,6 +92,8 @@ def find_locked(registry: str, name: str, start_dir: str) -> Locked | None:
     if hit is not None:
         hit.warnings[:0] = warnings
         return hit
+    if unused is not None:
+        unused.extend(warnings)
     return None
 
 

@@ -85,8 +85,7 @@ def _query(registry: str, name: str, start: str) -> str:
 
 
 def _memo_path(registry: str, name: str, start: str) -> str:
-    from ..paths import state_dir
-    from ..targets import short_hash
+    from ..paths import short_hash, state_dir
     return os.path.join(state_dir(), "lockfiles", short_hash(f"{registry}\t{name}\t{start}") + ".txt")
 
 

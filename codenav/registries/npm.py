@@ -77,6 +77,13 @@ def _semver_word(text: str) -> bool:
     return bool(text) and set(text) <= _SEMVER_WORD
 
 
+def classify_version(version: str) -> str:
+    """``"exact"``, ``"range"`` or ``"tag"`` as npm reads the string; INVALID_ARGUMENT otherwise."""
+    from .semver import classify
+
+    return classify(version)
+
+
 def version_key(version: str) -> tuple:
     """The order of availableVersions: semver precedence."""
     from .versions import semver_key
@@ -163,12 +170,17 @@ def resolve(name: str, wanted: str | None) -> Artifact:
     import json
 
     from .. import net
+    from . import semver
     from .versions import nearest_first, semver_is_prerelease, semver_key
 
     registry = endpoint()
     what = WHAT
-    if not name.startswith("@"):
+    kind = semver.classify(wanted) if wanted else "tag"
+    if kind == "exact":
+        wanted = semver.clean(wanted) or wanted  # "v1.2.3", "=1.2.3": the version npm looks up
+    if not name.startswith("@") and kind != "range":
         # Scoped packages have no version document on every registry: they go straight on.
+        # A range needs the list of versions: the packument.
         found = _version_document(registry, name, wanted or "latest", what)
         if found is not None:
             return found
@@ -193,6 +205,22 @@ def resolve(name: str, wanted: str | None) -> Artifact:
     tags = doc.get("dist-tags") if isinstance(doc.get("dist-tags"), dict) else {}
     latest = tags.get("latest")
     version = wanted or "latest"
+    if kind == "range":
+        # Exactly as npm picks (npm-pick-manifest): latest when it satisfies the range, else the
+        # highest satisfying version that is not deprecated, deprecated ones as a last resort.
+        picked = semver.pick(versions, tags, wanted)
+        if picked is None:
+            satisfying = [v for v in versions if semver.satisfies(v, wanted, loose=True, include_prerelease=True)]
+            others = nearest_first([v for v in versions if v not in satisfying and not semver_is_prerelease(v)]
+                                   or [v for v in versions if v not in satisfying], None, semver_key)
+            raise CodenavError(
+                "VERSION_NOT_FOUND",
+                f"npm package {name!r} has no version matching {wanted!r}" + (f"; latest is {latest}" if latest else ""),
+                details={"availableVersions": (sorted(satisfying, key=semver_key, reverse=True) + others)[:20],
+                         "latest": latest,
+                         "action": "pick one of availableVersions, widen the range, or omit the version for latest"},
+            )
+        return _artifact(name, picked, versions[picked], what)
     if version not in versions and version in tags:
         version = tags[version]  # a dist-tag names a version
     if version not in versions:

@@ -66,8 +66,22 @@ def normalize_name(name: str) -> str:
 
 
 def is_exact(version: str) -> bool:
-    """Every named PyPI version is a pin: an index cannot move it (no tags on PyPI)."""
-    return True
+    """A version or a one-version pin (``==V``) cannot move (PyPI has no tags); a specifier
+    set such as ``>=2.30,<2.32`` is re-resolved after the alias TTL."""
+    return classify_version(version) == "exact"
+
+
+def classify_version(version: str) -> str:
+    """``"exact"`` (a version, ``==V``, ``===V``) or ``"range"`` (a PEP 440 specifier set);
+    INVALID_ARGUMENT otherwise."""
+    from .pep440 import classify
+
+    return classify(version)
+
+
+def pinned(version: str) -> str:
+    """The version an exact spelling names: ``==2.32.3`` and ``2.32.3`` are one release."""
+    return version.strip().lstrip("=").strip()
 
 
 def version_key(version: str) -> tuple:
@@ -268,7 +282,27 @@ def resolve(name: str, wanted: str | None) -> Artifact:
             raise CodenavError("NOT_FOUND", f"PyPI project {name!r} has no installable release")
         key = canonical_pep440(latest)
         candidates = [f for f in by_version[key] if not f["yanked"]]
+    elif classify_version(wanted) == "range":
+        # As current pip picks: the highest satisfying version, prereleases only when the
+        # specifier names one or nothing final satisfies, yanked files only for an exact pin.
+        from . import pep440
+
+        releases = {spelling[k]: {"yanked": k not in live} for k in by_version}
+        picked = pep440.pick(releases, wanted)
+        if picked is None:
+            satisfying = [v for v in releases if pep440.contains(v, wanted, prereleases=True)]
+            others = nearest_first([spelling[k] for k in live if spelling[k] not in satisfying], None, pep440_key)
+            raise CodenavError(
+                "VERSION_NOT_FOUND",
+                f"PyPI project {name!r} has no release matching {wanted!r}" + (f"; latest is {latest}" if latest else ""),
+                details={"availableVersions": (sorted(satisfying, key=pep440_key, reverse=True) + others)[:20],
+                         "latest": latest,
+                         "action": "pick one of availableVersions, widen the specifier, or omit the version for latest"},
+            )
+        key = canonical_pep440(picked)
+        candidates = [f for f in by_version[key] if not f["yanked"]] or by_version[key]
     else:
+        wanted = pinned(wanted)
         key = canonical_pep440(wanted)
         if key not in by_version:
             raise CodenavError(

@@ -9,7 +9,7 @@ TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-TARGET_KEYS = ("registry", "package_name", "version", "repo_url", "git_ref", "wait_timeout_ms")
+TARGET_KEYS = ("registry", "package_name", "version", "repo_url", "git_ref", "wait_timeout_ms", "project_dir")
 
 SPEC_HELP = (
     "SPEC is REGISTRY:NAME[@VERSION], e.g. npm:express, npm:@types/node@20.11.30, pypi:requests@2.32.3.\n"
@@ -33,9 +33,30 @@ def split_cli(ns: Any, usage: str, names: tuple[str, ...], optional: int = 0) ->
 
 
 def open_entry(args: dict[str, Any]):
+    """The entry of the target ``args`` name, with what this request adds to its echo: where
+    the version came from (``versionSource``), other locked versions, warnings."""
     from ..cache import open_entry as open_cached
+    from ..targets import PackageTarget, version_source
 
-    return open_cached(from_args(args), wait_ms(args))
+    target = from_args(args)
+    wait = wait_ms(args)
+    if not isinstance(target, PackageTarget):
+        return open_cached(target, wait)
+    target, source, others, warnings = version_source(target, args)
+    entry = open_cached(target, wait)
+    entry.extra_echo = {"versionSource": source}
+    if others:
+        entry.extra_echo["otherLockedVersions"] = others
+    entry.warnings = warnings
+    entry.request = {"name": target.name, "version": target.version}
+    return entry
+
+
+def with_warnings(result: dict[str, Any], entry: Any) -> dict[str, Any]:
+    """``result`` with this request's warnings (top level, as the schemas say), if any."""
+    if entry.warnings:
+        result["warnings"] = list(entry.warnings)
+    return result
 
 
 def gutter(lines: list[tuple[int, str, bool]], out: TextIO, marker: bool = False) -> None:

@@ -100,7 +100,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     if text.is_binary(data):
         result.update({"isBinary": True, "matchCount": 0, "blocks": [], "hasMore": False,
                        "hint": "binary file: not searched"})
-        return result
+        return _target.with_warnings(result, entry)
     lines = text.split_lines(data.decode("utf-8"))
     needle = pattern.casefold()
     matches = [i + 1 for i, line in enumerate(lines) if needle in line.rstrip("\n").casefold()]
@@ -133,7 +133,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     elif not matches and looks_like_regex(pattern):
         result["hint"] = ("no match; note that the pattern is matched literally, not as a regular expression "
                           "- search for a plain substring instead")
-    return result
+    return _target.with_warnings(result, entry)
 
 
 def exit_code(result: dict[str, Any]) -> int:

@@ -56,7 +56,9 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     entry = _target.open_entry(args)
     listing = entry.listing() if args.get("_paths_only") else None
     if listing is not None:
-        return _paths_only(listing, prefix)
+        # For the CLI's notes only (this result never becomes JSON): no manifest is decoded.
+        return _target.with_warnings({**_paths_only(listing, prefix),
+                                      "target": {**entry.request, **entry.extra_echo}}, entry)
     rows = entry.files()
     if prefix:
         with_slash = prefix + "/"
@@ -74,7 +76,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     if args.get("path_prefix") is not None:
         result["filter"] = {"pathPrefix": args["path_prefix"]}
     skipped = entry.manifest.get("skipped") or []
-    return _notes(result, rows, cut, prefix, len(skipped), skipped[:5])
+    return _target.with_warnings(_notes(result, rows, cut, prefix, len(skipped), skipped[:5]), entry)
 
 
 def _paths_only(listing: tuple[str, int, int], prefix: str | None) -> dict[str, Any]:

@@ -42,9 +42,10 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     text.check_range(args.get("start_line"), args.get("end_line"))  # before any download
     entry = _target.open_entry(args)
     row, data = entry.read(path)
-    return content_result({"target": entry.target, "path": path, "language": row.language}, data,
-                          args.get("start_line"), args.get("end_line"), path=path,
-                          unbounded=bool(args.get("_unbounded")))
+    result = content_result({"target": entry.target, "path": path, "language": row.language}, data,
+                            args.get("start_line"), args.get("end_line"), path=path,
+                            unbounded=bool(args.get("_unbounded")))
+    return _target.with_warnings(result, entry)
 
 
 def exit_code(result: dict[str, Any]) -> int:

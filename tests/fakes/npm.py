@@ -38,6 +38,7 @@ class FakeNpm:
     tarball_chunk_delay: float = 0.0  # > 0: the tarball is sent in 16 KiB chunks, this far apart
     tarball_hits: int = 0
     version_documents: bool = True  # serve /<name>/<version-or-tag> as the real registry does
+    deprecated: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> version -> npm's message
 
     def __post_init__(self) -> None:
         self.server.route_prefix("GET", "/", self._serve)
@@ -71,6 +72,8 @@ class FakeNpm:
             if v.shasum:
                 dist["shasum"] = v.shasum
             versions[version] = {"name": name, "version": version, "dist": dist}
+            if version in self.deprecated.get(name, {}):
+                versions[version]["deprecated"] = self.deprecated[name][version]
         return {"name": name, "dist-tags": self.tags.get(name, {}), "versions": versions}
 
     def _serve(self, handler) -> Reply:
