@@ -33,6 +33,10 @@ def split_cli(ns: Any, usage: str, names: tuple[str, ...], optional: int = 0) ->
 
 
 def open_entry(args: dict[str, Any]):
+    """The cached entry of the target ``args`` name (indexing it first); ``_entry`` is one the
+    CLI already opened to route a command (grep_file.route)."""
+    if args.get("_entry") is not None:
+        return args["_entry"]
     from .. import entries
 
     target = from_args(args)

@@ -27,7 +27,7 @@ DESCRIPTION = (
     "Print the lines of one file of a package or git repository that contain PATTERN.\n\n" + SEMANTICS + "\n\n"
     + _target.SPEC_HELP + "\n\nExit status as grep: 0 a line matched, 1 none did, 2 an error."
 )
-USAGE = "codenav grep [SPEC] PATTERN PATH [--context N]"
+USAGE = "codenav grep [SPEC] PATTERN [PATH] [--context N] [grep_repo flags]"
 ERROR_EXIT = 2
 MAX_PATTERN = 1000
 MAX_CONTEXT = 100
@@ -54,13 +54,37 @@ def looks_like_regex(pattern: str) -> bool:
 def configure(parser: Any) -> None:
     parser.usage = USAGE + " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
     parser.epilog = SEMANTICS
-    _target.configure(parser, "[SPEC] PATTERN PATH")
+    _target.configure(parser, "[SPEC] PATTERN [PATH]")
     parser.add_argument("--context", "-C", metavar="N", default=None,  # parsed by targets.cli_int
                         help="show N lines before and after each match (default 0)")
+    from . import grep_repo
+
+    grep_repo.add_flags(parser)
+
+
+def route(ns: Any, args: dict[str, Any], path: str | None) -> str:
+    """Which tool a ``grep`` command line runs, as ``rg PATTERN [PATH]`` would search: grep_repo
+    without a PATH, with a directory PATH or with a flag only grep_repo knows; grep_file for a
+    file (or a path the target lacks: grep_file names the close matches)."""
+    from . import grep_repo
+
+    if path is None or any(getattr(ns, key, None) not in (None, False) for key in grep_repo.REPO_FLAGS):
+        return grep_repo.NAME
+    import os
+
+    validate_path(path)
+    entry = args["_entry"] = _target.open_entry(args)
+    return grep_repo.NAME if os.path.isdir(os.path.join(entry.path, "tree", path)) else NAME
 
 
 def arguments(ns: Any) -> dict[str, Any]:
-    args, (pattern, path) = _target.split_cli(ns, USAGE, ("PATTERN", "PATH"))
+    args, (pattern, path) = _target.split_cli(ns, USAGE, ("PATTERN", "PATH"), optional=1)
+    if path is not None and path.endswith("/") and path.strip("/"):
+        path = path.rstrip("/")  # `rg x lib/` names the directory lib
+    if route(ns, args, path) != NAME:
+        from . import grep_repo
+
+        return grep_repo.cli_arguments(ns, args, pattern, path)
     args["pattern"] = pattern
     args["path"] = path
     if ns.context is not None:
