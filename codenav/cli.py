@@ -33,7 +33,7 @@ _QUICK_COMMAND_FLAGS = {
     "grep": {"--regex": "regex", "--case-sensitive": "case_sensitive", "-s": "case_sensitive",
              "--whole-words": "whole_words", "-w": "whole_words"},
 }
-_QUICK_APPEND = {"grep": {"--glob": "glob", "-g": "glob"}}
+_QUICK_APPEND = {"files": {"--glob": "glob", "-g": "glob"}, "grep": {"--glob": "glob", "-g": "glob"}}
 
 
 def _build_parser(command: str | None) -> Any:
