@@ -46,10 +46,11 @@ DEFAULT_TIMEOUT = 10.0
 # Every character outside ASCII whose str.casefold() holds an ASCII character (computed over
 # all of Unicode; tests/test_grep_repo.py recomputes it). A file holding none of those relevant
 # to the pattern can be matched case-insensitively on its ASCII-lowered bytes.
-FOLDS_TO_ASCII = {
-    "ß": "ss", "İ": "i̇", "ŉ": "ʼn", "ſ": "s", "ǰ": "ǰ", "ẖ": "ẖ", "ẗ": "ẗ", "ẘ": "ẘ", "ẙ": "ẙ",
-    "ẚ": "aʾ", "ẞ": "ss", "K": "k", "ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st",
-    "ﬆ": "st",
+FOLDS_TO_ASCII = {  # ß, İ, ŉ, ſ, ǰ, ẖ, ẗ, ẘ, ẙ, ẚ, ẞ, the Kelvin sign, and the Latin ligatures ﬀ to ﬆ
+    '\xdf': 'ss', '\u0130': 'i\u0307', '\u0149': '\u02bcn', '\u017f': 's', '\u01f0': 'j\u030c',
+    '\u1e96': 'h\u0331', '\u1e97': 't\u0308', '\u1e98': 'w\u030a', '\u1e99': 'y\u030a', '\u1e9a':
+    'a\u02be', '\u1e9e': 'ss', '\u212a': 'k', '\ufb00': 'ff', '\ufb01': 'fi', '\ufb02': 'fl', '\ufb03':
+    'ffi', '\ufb04': 'ffl', '\ufb05': 'st', '\ufb06': 'st',
 }
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
