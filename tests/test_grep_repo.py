@@ -170,7 +170,7 @@ def test_cursors_page_through_every_match_exactly_once(options):
     if cap:
         expected = [m for i, m in enumerate(expected) if sum(1 for e in expected[:i] if e[0] == m[0]) < cap]
     assert [(p, n) for p, n, _ in seen] == [(p, n) for p, n, _ in expected]
-    assert all(window in text for (_, _, window), (_, _, text) in zip(seen, expected))  # long lines: a window
+    assert all(window in text for (_, _, window), (_, _, text) in zip(seen, expected, strict=True))  # long lines: a window
     assert pages > 1
 
 

@@ -62,18 +62,37 @@ def configure(parser: Any) -> None:
     grep_repo.add_flags(parser)
 
 
-def route(ns: Any, args: dict[str, Any], path: str | None) -> str:
+def route(ns: Any, args: dict[str, Any], pattern: str, path: str | None) -> str:
     """Which tool a ``grep`` command line runs, as ``rg PATTERN [PATH]`` would search: grep_repo
     without a PATH, with a directory PATH or with a flag only grep_repo knows; grep_file for a
-    file (or a path the target lacks: grep_file names the close matches)."""
+    file (or a path the target lacks: grep_file names the close matches).
+
+    A directory is told from a file by the entry's tree, so the entry is opened here (and kept
+    in ``args["_entry"]`` for the run) — but only for a call grep_file would accept: a mistake
+    goes to grep_file, which refuses it without any lookup, worded as the schema words it.
+    """
     from . import grep_repo
 
     if path is None or any(getattr(ns, key, None) not in (None, False) for key in grep_repo.REPO_FLAGS):
         return grep_repo.NAME
     import os
 
-    validate_path(path)
-    entry = args["_entry"] = _target.open_entry(args)
+    from ..contract import text_error
+    from ..errors import CodenavError
+
+    try:
+        probe = {**args, "pattern": pattern, "path": path}
+        if ns.context is not None:
+            probe["context"] = cli_int(ns.context, "--context", "context")
+        _checked(probe)
+        if text_error(probe) is not None:
+            return NAME
+        entry = _target.open_entry(probe)
+    except CodenavError as exc:
+        if exc.code != "INVALID_ARGUMENT":
+            raise
+        return NAME
+    args["_entry"] = entry
     return grep_repo.NAME if os.path.isdir(os.path.join(entry.path, "tree", path)) else NAME
 
 
@@ -81,7 +100,7 @@ def arguments(ns: Any) -> dict[str, Any]:
     args, (pattern, path) = _target.split_cli(ns, USAGE, ("PATTERN", "PATH"), optional=1)
     if path is not None and path.endswith("/") and path.strip("/"):
         path = path.rstrip("/")  # `rg x lib/` names the directory lib
-    if route(ns, args, path) != NAME:
+    if route(ns, args, pattern, path) != NAME:
         from . import grep_repo
 
         return grep_repo.cli_arguments(ns, args, pattern, path)
@@ -104,7 +123,8 @@ def _blocks(matches: list[int], context: int, total: int) -> list[tuple[int, int
     return spans
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def _checked(args: dict[str, Any]) -> tuple[str, int, str]:
+    """(pattern, context, path), or INVALID_ARGUMENT: what can be said before the file is read."""
     pattern = args.get("pattern")
     if not isinstance(pattern, str) or pattern == "":
         raise invalid("pattern must be a non-empty string", "pattern")
@@ -115,7 +135,11 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     context = args.get("context", 0)
     if isinstance(context, bool) or not isinstance(context, int) or not 0 <= context <= MAX_CONTEXT:
         raise invalid(f"context must be an integer from 0 to {MAX_CONTEXT}", "context")
-    path = validate_path(args.get("path"))
+    return pattern, context, validate_path(args.get("path"))
+
+
+def run(args: dict[str, Any]) -> dict[str, Any]:
+    pattern, context, path = _checked(args)
     entry = _target.open_entry(args)
     row, data = entry.read(path)
     result: dict[str, Any] = {"target": entry.target, "path": path, "pattern": pattern}

@@ -47,6 +47,19 @@ def add_flags(parser: Any) -> None:
                         help="print at most N characters of a line, around the match")
 
 
+def configure(parser: Any) -> None:
+    """The ``grep`` command line is grep_file's (its adapter routes here)."""
+    from . import grep_file
+
+    grep_file.configure(parser)
+
+
+def arguments(ns: Any) -> dict[str, Any]:
+    from . import grep_file
+
+    return grep_file.arguments(ns)
+
+
 def cli_arguments(ns: Any, args: dict[str, Any], pattern: str, path: str | None) -> dict[str, Any]:
     """The grep_repo arguments of a ``grep`` command line (PATH, if any, becomes path_prefix)."""
     args = {**args, "pattern": pattern, "_tool": NAME}
