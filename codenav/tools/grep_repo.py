@@ -196,13 +196,13 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     result.update(found)
     result["binaryFilesSkipped"] = binary
     result["largeFilesSkipped"] = large
-    hint = _hint(result, options, grep.max_file_bytes())
+    hint = _hint(result, options, grep.max_file_bytes(), unbounded)
     if hint:
         result["hint"] = hint
     return result
 
 
-def _hint(result: dict[str, Any], options: dict[str, Any], limit: int) -> str:
+def _hint(result: dict[str, Any], options: dict[str, Any], limit: int, plain: bool) -> str:
     reason = result.get("truncatedReason")
     notes = []
     if reason == "time":
@@ -211,7 +211,7 @@ def _hint(result: dict[str, Any], options: dict[str, Any], limit: int) -> str:
                      + ".")
     elif reason == "budget":
         notes.append(f"Page cut at the {text.BUDGET_BYTES // 1024} KiB / {text.BUDGET_LINES}-line budget.")
-    if result.get("nextCursor"):
+    if result.get("nextCursor") and not plain:  # plain output with -m stops there, as rg -m does
         notes.append("Continue with cursor=nextCursor (CLI: --cursor), or narrow the search with path_prefix or glob.")
     if result["largeFilesSkipped"]:
         notes.append(f"{result['largeFilesSkipped']} file(s) over {limit} bytes were not searched "
