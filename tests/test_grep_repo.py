@@ -126,6 +126,8 @@ CASES = [
     (r"needle$", {"regex": True}), (r"\bbeta\b", {"regex": True}), (r"(?<=\.)alpha", {"regex": True}),
     (r"alpha|needle", {"regex": True, "whole_words": True}), (r"\d+ hay", {"regex": True}),
     (r"a\s*$", {"regex": True}), (r"\Aline", {"regex": True}), (r"kelvin", {"regex": True}), (r"x*", {"regex": True}),
+    (r"CAF\w", {"regex": True}), (r"T\u00c9", {"regex": True}), (r"(?i)SOME", {"regex": True, "case_sensitive": True}),
+    (r"stra(?-i:ss)e", {"regex": True}), (r"needle\b", {"regex": True, "whole_words": True}),
 ]
 
 
@@ -233,6 +235,14 @@ def test_the_case_folding_table_is_complete():
     table = {chr(c): chr(c).casefold() for c in range(128, sys.maxunicode + 1)
              if any(x.isascii() for x in chr(c).casefold())}
     assert table == grep.FOLDS_TO_ASCII
+
+
+def test_the_ignorecase_table_is_complete():
+    """IGNORECASE_TO_ASCII holds exactly the non-ASCII characters re.IGNORECASE matches to an ASCII letter."""
+    letters = re.compile("[a-z]", re.IGNORECASE)
+    table = {chr(c): next(x for x in "abcdefghijklmnopqrstuvwxyz" if re.fullmatch(x, chr(c), re.IGNORECASE))
+             for c in range(128, sys.maxunicode + 1) if letters.fullmatch(chr(c))}
+    assert table == grep.IGNORECASE_TO_ASCII
 
 
 def test_required_literals_are_taken_only_where_every_match_has_them():

@@ -261,40 +261,78 @@ def compile_regex(pattern: str, case_sensitive: bool, whole_words: bool) -> Any:
         raise invalid(f"pattern is not a valid regular expression (Python re syntax): {exc}", "pattern") from None
 
 
-class Regex:
-    """A Python ``re`` pattern run over the decoded text; offsets are characters."""
+# The characters outside ASCII that re.IGNORECASE matches to an ASCII letter (computed over all
+# of Unicode; tests/test_grep_repo.py recomputes it): a lowered copy misses exactly these.
+IGNORECASE_TO_ASCII = {"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"}
 
-    kind = "str"
+
+class Regex:
+    """A Python ``re`` pattern; each line is matched as a str, offsets are bytes.
+
+    With a required literal, candidate lines are found with ``find`` on the bytes (or their
+    lowered copy) and the pattern runs on those lines only; without one, over the decoded text.
+    """
+
+    kind = "bytes"
 
     def __init__(self, pattern: str, case_sensitive: bool, whole_words: bool) -> None:
         self.rx = compile_regex(pattern, case_sensitive, whole_words)
-        literal, ignore_case, self.line_mode = analyse(pattern, self.rx.flags)
-        self.literal = literal.encode("utf-8") if literal else b""
-        self.literal_ci = ignore_case
-        if ignore_case and not literal.isascii():
-            self.literal = b""  # re.IGNORECASE folds non-ASCII in ways a lowered copy does not
-        elif ignore_case:
-            self.literal = self.literal.lower()
+        literal, self.ignore_case, self.line_mode = analyse(pattern, self.rx.flags)
+        self.needle: bytes | None = None
+        self.specials: list[bytes] = []
+        if literal and not self.ignore_case:
+            self.needle = literal.encode("utf-8")
+        elif literal.isascii() and literal:  # re.IGNORECASE folds other non-ASCII beyond a lowered copy
+            self.needle = literal.lower().encode("ascii")
+            self.specials = [ch.encode("utf-8") for ch, letter in IGNORECASE_TO_ASCII.items()
+                             if letter in literal.lower()]
 
     def prefilter(self, data: bytes) -> bool:
-        if not self.literal:
-            return True
-        if not self.literal_ci:
-            return self.literal in data
-        if not data.isascii():
-            return True  # the Kelvin sign matches 'k' under re.IGNORECASE: no byte test is exact
-        return self.literal in data.lower()
+        return True
 
-    def spans(self, text: str, lo: int = 0) -> Iterator[tuple[int, int]]:
-        search, find, rfind, end = self.rx.search, text.find, text.rfind, len(text)
+    def spans(self, data: bytes, lo: int = 0) -> Iterator[tuple[int, int]]:
+        needle, search = self.needle, self.rx.search
+        if needle is not None and (not self.ignore_case or data.isascii()
+                                   or not any(special in data for special in self.specials)):
+            # Every match holds the literal, so every matching line does: test those lines only.
+            hay = data.lower() if self.ignore_case else data
+            find, rfind, end = hay.find, hay.rfind, len(hay)
+            pos = find(needle, lo)
+            while pos >= 0:
+                newline = rfind(b"\n", lo, pos)
+                start = newline + 1 if newline >= 0 else lo
+                stop = find(b"\n", pos)
+                if stop < 0:
+                    stop = end
+                if search(data[start:stop].decode("utf-8", "replace")):
+                    yield start, stop
+                lo = stop + 1
+                pos = find(needle, lo)
+            return
         if self.line_mode:
             offset = lo
-            for line in _lines_of(text[lo:], "\n"):
-                if search(line):
-                    yield offset, offset + len(line)
-                offset += len(line) + 1
+            for raw in _lines_of(data[lo:], b"\n"):
+                if search(raw.decode("utf-8", "replace")):
+                    yield offset, offset + len(raw)
+                offset += len(raw) + 1
             return
-        pos = lo
+        text = data[lo:].decode("utf-8", "replace")
+        ascii_text = text.isascii()
+        chars = octets = 0  # a character offset and its byte offset, advanced match by match
+        for start, stop in self._text_spans(text):
+            if ascii_text:
+                yield lo + start, lo + stop
+                continue
+            octets += len(text[chars:start].encode("utf-8"))
+            length = len(text[start:stop].encode("utf-8"))
+            yield lo + octets, lo + octets + length
+            chars, octets = stop, octets + length
+
+    def _text_spans(self, text: str) -> Iterator[tuple[int, int]]:
+        """The matching lines of ``text`` as character offsets: the pattern over the whole text,
+        each hit checked on its line alone when it runs past the line's end."""
+        search, find, rfind, end = self.rx.search, text.find, text.rfind, len(text)
+        pos = 0
         while pos < end:
             found = search(text, pos)
             if found is None:
