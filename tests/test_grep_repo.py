@@ -36,6 +36,7 @@ FILES = {
     "logo.png": b"\x89PNG\r\n\x1a\n\0\0\0needle",
     "latin1.txt": "caf\xe9 needle\n".encode("latin-1"),
     "test/alpha.test.js": b"describe('alpha', () => { it('Alpha works', () => {}); });\n",
+    "data/many.txt": "".join(f"row {i} \"quoted\" \\ {'q' * 60}\n" for i in range(1, 3001)).encode(),
 }
 SPEC = "npm:demo@1.0.0"
 TARGET = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
@@ -151,7 +152,7 @@ def test_counts_cover_the_whole_scope_whatever_the_page():
 
 @pytest.mark.parametrize("options", [
     {"pattern": "needle", "max_matches": 3}, {"pattern": "needle", "max_matches": 1, "context": 2},
-    {"pattern": r"e\w", "regex": True, "max_matches": 4}, {"pattern": "needle", "max_matches": 2, "max_matches_per_file": 2},
+    {"pattern": r"l\w", "regex": True, "max_matches": 4}, {"pattern": "needle", "max_matches": 2, "max_matches_per_file": 2},
 ])
 def test_cursors_page_through_every_match_exactly_once(options):
     """Following nextCursor from page to page shows each match once, in order, with no gap."""
@@ -174,6 +175,21 @@ def test_cursors_page_through_every_match_exactly_once(options):
     assert [(p, n) for p, n, _ in seen] == [(p, n) for p, n, _ in expected]
     assert all(window in text for (_, _, window), (_, _, text) in zip(seen, expected, strict=True))  # long lines: a window
     assert pages > 1
+
+
+def test_a_page_stays_within_the_output_budget_and_continues_after_it():
+    """1000 requested matches of 100-byte lines are cut at the 50 KiB budget (truncatedReason
+    "budget"); the cursors then reach all 3000 matches, once each."""
+    result, seen, pages = search(pattern="row ", max_matches=1000), [], 0
+    assert result["truncatedReason"] == "budget" and result["hasMore"]
+    while True:
+        assert len(contract.dumps(result).encode("utf-8")) <= 50 * 1024
+        seen += [n for _, n, _ in shown(result)]
+        pages += 1
+        if not result["hasMore"]:
+            break
+        result = search(pattern="row ", max_matches=1000, cursor=result["nextCursor"])
+    assert seen == list(range(1, 3001)) and pages >= 6
 
 
 def test_a_cursor_of_another_search_is_refused():

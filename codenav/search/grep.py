@@ -360,7 +360,13 @@ def matcher(options: dict[str, Any]) -> Literal | Regex:
 # --- the scan: events for the page and the counts ------------------------------------------------
 
 def read_file(path: str, size: int) -> bytes:
-    fd = os.open(path, os.O_RDONLY)
+    """The whole file, read with ``os.read`` (``size`` is the manifest's: one read, plus the EOF check)."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        from ..entries import _removed
+
+        raise _removed() from None
     try:
         chunks = [os.read(fd, size + 1)]
         while chunks[-1]:
