@@ -24,9 +24,16 @@ _TARGET_OPTIONS = {"--repo-url": "repo_url", "--git-ref": "git_ref", "--wait": "
 _QUICK_OPTIONS = {
     "files": {},
     "read": {"--lines": "lines"},
-    "grep": {"--context": "context", "-C": "context"},
+    "grep": {"--context": "context", "-C": "context", "--max-matches": "max_matches", "-m": "max_matches",
+             "--cursor": "cursor", "--max-columns": "max_columns"},
 }
 _QUICK_FLAGS = {"--json": "json", "--verbose": "verbose", "-v": "verbose", "--no-project": "no_project"}
+# Per command: flags without a value (store_true) and options that may repeat (append).
+_QUICK_COMMAND_FLAGS = {
+    "grep": {"--regex": "regex", "--case-sensitive": "case_sensitive", "-s": "case_sensitive",
+             "--whole-words": "whole_words", "-w": "whole_words"},
+}
+_QUICK_APPEND = {"files": {"--glob": "glob", "-g": "glob"}, "grep": {"--glob": "glob", "-g": "glob"}}
 
 
 def _build_parser(command: str | None) -> Any:
@@ -43,6 +50,8 @@ def _build_parser(command: str | None) -> Any:
     for name, cmd in tools.REGISTRY.items():
         if command is not None and cmd != command:
             continue  # only the chosen tool is imported (keeps a warm call cheap)
+        if tools.COMMANDS[cmd] != name:
+            continue  # a second tool of one command (grep_repo): its adapter routes to it
         module = tools.load(name)
         p = sub.add_parser(cmd, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP),
                            formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -90,10 +99,12 @@ def _quick_namespace(argv: list[str]) -> _Namespace | None:
         return None
     from .tools import COMMANDS
 
-    options = {**_TARGET_OPTIONS, **_QUICK_OPTIONS[command]}
+    flags = {**_QUICK_FLAGS, **_QUICK_COMMAND_FLAGS.get(command, {})}
+    repeated = _QUICK_APPEND.get(command, {})
+    options = {**_TARGET_OPTIONS, **_QUICK_OPTIONS[command], **repeated}
     values: dict[str, Any] = {"command": command, "operands": [], "_tool": COMMANDS[command]}
-    values.update((dest, False) for dest in _QUICK_FLAGS.values())
     values.update((dest, None) for dest in options.values())
+    values.update((dest, False) for dest in flags.values())
     operands_done = False
     words = iter(argv[1:])
     for word in words:
@@ -105,8 +116,8 @@ def _quick_namespace(argv: list[str]) -> _Namespace | None:
             values["operands"].append(word)
             continue
         operands_done = bool(values["operands"])
-        if word in _QUICK_FLAGS:
-            values[_QUICK_FLAGS[word]] = True
+        if word in flags:
+            values[flags[word]] = True
             continue
         name, equals, value = word.partition("=")
         if name not in options or (equals and not name.startswith("--")):
@@ -115,7 +126,10 @@ def _quick_namespace(argv: list[str]) -> _Namespace | None:
             value = next(words, "")
         if not value or value.startswith("-"):
             return None
-        values[options[name]] = value
+        if name in repeated:
+            values[repeated[name]] = [*(values[repeated[name]] or ()), value]
+        else:
+            values[options[name]] = value
     return _Namespace(values)
 
 
@@ -159,6 +173,9 @@ def _run_tool(ns: Any) -> int:
     args: dict[str, Any] | None = None
     try:
         args = module.arguments(ns)
+        routed = args.pop("_tool", None)
+        if routed is not None and routed != ns._tool:  # one command, two tools (tools/__init__.py)
+            ns._tool, module = routed, tools.load(routed)
         problem = text_error(args)
         if problem is not None:
             raise problem

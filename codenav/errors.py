@@ -71,3 +71,11 @@ def invalid(message: str, field: str | None = None, **details: Any) -> CodenavEr
 def internal(exc: BaseException) -> CodenavError:
     """Wrap an unexpected exception without leaking a traceback or a path."""
     return CodenavError("INTERNAL", f"internal error ({type(exc).__name__}); see stderr for the traceback")
+
+
+def cache_removed() -> CodenavError:
+    """A cached entry vanished under a reader (``codenav cache clear``): retrying re-indexes it."""
+    return CodenavError(
+        "NOT_FOUND", "the cached copy of this target was removed (cache clear?); retry to index it again",
+        retryable=True,
+    )

@@ -11,7 +11,10 @@ configuration, and whatever discovery command a registry adds — goes through `
 - an overrun is ``TimedOut``, too much output ``OverCap``, a program that cannot be started
   ``NotStarted``. Each caller turns these into its own words (a git TIMEOUT, gh's fallback).
 
-The indexer, which must outlive its caller, is detached instead (cache/indexing.py).
+``stream`` is the same runner for a child that talks in lines while it works (the regex
+search's worker): each stdout line goes to a callback as it arrives, and at the deadline the
+child is killed with what it said so far kept. The indexer, which must outlive its caller, is
+detached instead (cache/open.py).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import time
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import IO
 
 STDERR_KEEP = 64 * 1024  # bytes of stderr kept: the tail, where programs put the reason
@@ -155,3 +159,44 @@ def output(argv: list[str], seconds: float, *, cwd: str | None = None, cap: int 
     except (TimedOut, OverCap, NotStarted):
         return None
     return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
+
+
+def stream(argv: list[str], deadline: float, *, input_bytes: bytes, on_line: Callable[[bytes], bool],
+           env: dict[str, str] | None = None) -> tuple[bool, int | None]:
+    """Run ``argv`` with ``input_bytes`` on stdin, handing each stdout line to ``on_line``
+    until it returns True (done) or the child exits. ``deadline`` is a ``time.monotonic()``
+    value. Returns (timed out, exit status): ``(True, None)`` when the deadline passed (the
+    child's group is killed), ``(False, None)`` when ``on_line`` said done, ``(False, status)``
+    when the child ended first. stderr is discarded."""
+    import select
+
+    try:
+        child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 env=env, cwd=os.path.abspath(os.sep), start_new_session=True, close_fds=True)
+    except OSError as exc:
+        raise NotStarted(exc.strerror or type(exc).__name__) from None
+    assert child.stdin is not None and child.stdout is not None
+    done = False
+    try:
+        child.stdin.write(input_bytes)
+        child.stdin.close()
+        fd, pending = child.stdout.fileno(), b""
+        while not done:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                return True, None
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                break
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                if on_line(line):
+                    done = True
+                    break
+    finally:
+        if child.poll() is None:
+            kill(child)
+        else:
+            child.wait()
+        child.stdout.close()
+    return False, None if done else child.returncode

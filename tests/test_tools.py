@@ -8,7 +8,7 @@ import pytest
 
 from codenav import contract
 from codenav.errors import CodenavError
-from codenav.tools import grep_file, list_files, read_file
+from codenav.tools import _grep, grep_file, list_files, read_file
 from tests.conftest import run_cli
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
@@ -263,7 +263,7 @@ def test_regex_signals_get_a_literal_nudge_on_stderr(pattern):
 @pytest.mark.parametrize("pattern", ["foo.bar", "a*", "x?", "^start", "end$", "a|b", "f()", "arr[0]", "{}"])
 def test_common_code_characters_are_not_regex_signals(pattern):
     """Bare . * ? ^ $ | () and indexing brackets are code, not regex: no nudge."""
-    assert not grep_file.looks_like_regex(pattern)
+    assert not _grep.looks_like_regex(pattern)
     assert cli("grep", SPEC, pattern, "lib/b.ts")[2] == ""
 
 

@@ -79,6 +79,8 @@ def imported_by(argv: list[str]) -> set[str]:
     ["files", SPEC],
     ["files", SPEC, "lib"],
     ["grep", SPEC, "alpha", "lib/a.js"],
+    ["grep", SPEC, "alpha"],
+    ["grep", SPEC, "alpha", "lib"],
 ])
 def test_a_warm_call_imports_no_network_validation_or_heavy_module(registry, argv):
     """On a cached package, read/files/grep import neither requests, urllib3 nor jsonschema,
@@ -99,6 +101,7 @@ def test_json_output_still_avoids_the_network_and_validation_modules(registry):
 
 WORDS = [SPEC, "lib/a.js", "pat", "--json", "--verbose", "-v", "--lines", "1-5", "--lines=2-3", "--context", "2",
          "-C", "3", "--context=4", "--wait", "100", "--wait=5", "--repo-url", "u", "--git-ref", "r", "--", "-", "",
+         "--regex", "-s", "-w", "-g", "*.js", "--glob=!x", "-m", "7", "--cursor", "MQ", "--max-columns=9", "-sw",
          "-x", "--li", "-C3", "--json=1", "--context", "x", "-5", "--lines=", "--verb", "-h", "--help", "é"]
 
 
@@ -144,17 +147,23 @@ def test_the_quick_option_table_matches_the_parsers(command):
     parser = cli._build_parser(command)
     sub = next(a for a in parser._actions if a.dest == "command").choices[command]
     table = {**cli._TARGET_OPTIONS, **cli._QUICK_OPTIONS[command]}
-    seen = {}
+    flags = {**cli._QUICK_FLAGS, **cli._QUICK_COMMAND_FLAGS.get(command, {})}
+    repeated = cli._QUICK_APPEND.get(command, {})
+    seen, seen_repeated = {}, {}
     for action in sub._actions:
         if not action.option_strings or action.dest == "help":
             continue
         for option in action.option_strings:
-            if option in cli._QUICK_FLAGS:
-                assert (action.dest, action.const) == (cli._QUICK_FLAGS[option], True)
+            if option in flags:
+                assert (action.dest, action.const, action.default) == (flags[option], True, False), option
+            elif option in repeated:
+                assert (type(action).__name__, action.type, action.default) == ("_AppendAction", None, None), option
+                seen_repeated[option] = action.dest
             else:
                 assert (action.type, action.nargs, action.default) == (None, None, None), option
                 seen[option] = action.dest
     assert seen == table
+    assert seen_repeated == repeated
 
 
 # --- shortcuts against the code they replace -----------------------------------------------

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError
+from ..errors import CodenavError, cache_removed
 from ..paths import read_json, root
 
 TYPE_CHECKING = False  # annotations only: see the module docstring
@@ -57,13 +57,6 @@ class Row(tuple):
     sha256 = property(lambda self: self[6] if len(self) > 6 else None)
 
 
-def _removed() -> CodenavError:
-    return CodenavError(
-        "NOT_FOUND", "the cached copy of this target was removed (cache clear?); retry to index it again",
-        retryable=True,
-    )
-
-
 class Entry:
     """One published, immutable file tree and its manifest."""
 
@@ -84,7 +77,7 @@ class Entry:
             try:
                 self._manifest = read_json(os.path.join(self.path, "manifest.json"))
             except FileNotFoundError:
-                raise _removed() from None
+                raise cache_removed() from None
         return self._manifest
 
     @property
@@ -167,7 +160,7 @@ class Entry:
             with open(os.path.join(self.path, "tree", row.path), "rb") as handle:
                 return row, handle.read()
         except FileNotFoundError:
-            raise _removed() from None
+            raise cache_removed() from None
 
 
 def _close_matches(path: str, index: dict[str, list]) -> list[str]:

@@ -1,1 +1,2 @@
-"""Searching inside cached targets: version diffs (diff.py, xdiff.py) and symbols (symbols/)."""
+"""Searching inside cached targets: package-wide grep (grep.py, globs.py), version diffs (diff.py,
+xdiff.py) and symbols (symbols/)."""

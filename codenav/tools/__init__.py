@@ -23,10 +23,15 @@ REGISTRY: dict[str, str] = {
     "list_files": "files",
     "read_file": "read",
     "grep_file": "grep",
+    "grep_repo": "grep",
     "codesearch": "search",
     "codefetch": "fetch",
 }
-COMMANDS: dict[str, str] = {command: name for name, command in REGISTRY.items()}
+# CLI subcommand -> the tool whose module is its adapter: the first with that command. `grep`
+# is grep_file's, whose arguments() routes a call to grep_repo by returning ``_tool``.
+COMMANDS: dict[str, str] = {}
+for _name, _command in REGISTRY.items():
+    COMMANDS.setdefault(_command, _name)
 
 
 def load(name: str) -> ModuleType:

@@ -34,7 +34,10 @@ def split_cli(ns: Any, usage: str, names: tuple[str, ...], optional: int = 0) ->
 
 def open_entry(args: dict[str, Any]):
     """The entry of the target ``args`` name, with what this request adds to its echo: where
-    the version came from (``versionSource``), other locked versions, warnings."""
+    the version came from (``versionSource``), other locked versions, warnings. ``_entry`` is
+    one the CLI already opened to route a command (grep_file.route)."""
+    if args.get("_entry") is not None:
+        return args["_entry"]
     from ..cache import open_entry as open_cached
     from ..targets import PackageTarget, version_source
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import budget, text
 from ..errors import invalid
 from ..targets import cli_int, validate_path
-from . import _target
+from . import _grep, _target
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
@@ -27,40 +27,26 @@ DESCRIPTION = (
     "Print the lines of one file of a package or git repository that contain PATTERN.\n\n" + SEMANTICS + "\n\n"
     + _target.SPEC_HELP + "\n\nExit status as grep: 0 a line matched, 1 none did, 2 an error."
 )
-USAGE = "codenav grep [SPEC] PATTERN PATH [--context N]"
+USAGE = "codenav grep [SPEC] PATTERN [PATH] [--context N] [grep_repo flags]"
 ERROR_EXIT = 2
 MAX_PATTERN = 1000
 MAX_CONTEXT = 100
 
-# Deliberate regex signals (SPEC §2.4). Bare . * ? ^ $ | () are NOT signals: common in code.
-# Compiled on first use: only a search that found nothing asks, and `re` costs a warm call.
-_REGEX_SIGNALS_PATTERN = (
-    r"\\[bBdDwWsS]"                      # \b \d \w \s-class escapes
-    r"|\\[.()\[\]{}*+?|^$]"              # escaped metacharacters
-    r"|\[\^|\[[^\]]*[A-Za-z0-9]-[A-Za-z0-9][^\]]*\]|\[\[:[a-z]+:\]\]"  # character classes
-    r"|\(\?[=!]|\(\?<[=!]"               # lookaround
-    r"|\(\?P?<[A-Za-z_]"                 # named groups
-    r"|\(\?[aiLmsux]+\)"                 # inline flags
-    r"|[^\s{(]\{\d+(?:,\d*)?\}"          # brace quantifiers
-)
-
-
-def looks_like_regex(pattern: str) -> bool:
-    import re
-
-    return bool(re.search(_REGEX_SIGNALS_PATTERN, pattern))
-
-
 def configure(parser: Any) -> None:
     parser.usage = USAGE + " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
     parser.epilog = SEMANTICS
-    _target.configure(parser, "[SPEC] PATTERN PATH")
+    _target.configure(parser, "[SPEC] PATTERN [PATH]")
     parser.add_argument("--context", "-C", metavar="N", default=None,  # parsed by targets.cli_int
                         help="show N lines before and after each match (default 0)")
+    _grep.add_repo_flags(parser)
 
 
 def arguments(ns: Any) -> dict[str, Any]:
-    args, (pattern, path) = _target.split_cli(ns, USAGE, ("PATTERN", "PATH"))
+    args, (pattern, path) = _target.split_cli(ns, USAGE, ("PATTERN", "PATH"), optional=1)
+    if path is not None and path.endswith("/") and path.strip("/"):
+        path = path.rstrip("/")  # `rg x lib/` names the directory lib
+    if _grep.route(ns, args, pattern, path, _checked) != NAME:
+        return _grep.repo_arguments(ns, args, pattern, path)
     args["pattern"] = pattern
     args["path"] = path
     if ns.context is not None:
@@ -80,7 +66,8 @@ def _blocks(matches: list[int], context: int, total: int) -> list[tuple[int, int
     return spans
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def _checked(args: dict[str, Any]) -> tuple[str, int, str]:
+    """(pattern, context, path), or INVALID_ARGUMENT: what can be said before the file is read."""
     pattern = args.get("pattern")
     if not isinstance(pattern, str) or pattern == "":
         raise invalid("pattern must be a non-empty string", "pattern")
@@ -91,7 +78,11 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     context = args.get("context", 0)
     if isinstance(context, bool) or not isinstance(context, int) or not 0 <= context <= MAX_CONTEXT:
         raise invalid(f"context must be an integer from 0 to {MAX_CONTEXT}", "context")
-    path = validate_path(args.get("path"))
+    return pattern, context, validate_path(args.get("path"))
+
+
+def run(args: dict[str, Any]) -> dict[str, Any]:
+    pattern, context, path = _checked(args)
     entry = _target.open_entry(args)
     row, data = entry.read(path)
     result: dict[str, Any] = {"target": entry.target, "path": path, "pattern": pattern}
@@ -130,7 +121,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     if cut:
         result["hint"] = (f"output cut at the size budget after line {shown}; read further with read_file "
                           f"start_line={shown + 1}, or search for a longer pattern")
-    elif not matches and looks_like_regex(pattern):
+    elif not matches and _grep.looks_like_regex(pattern):
         result["hint"] = ("no match; note that the pattern is matched literally, not as a regular expression "
                           "- search for a plain substring instead")
     return _target.with_warnings(result, entry)

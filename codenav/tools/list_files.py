@@ -15,7 +15,8 @@ COMMAND = "files"
 HELP = "list the files of a package or repository"
 DESCRIPTION = (
     "List the files of a package or git repository, sorted by path.\n\n" + _target.SPEC_HELP + "\n\n"
-    "PATH_PREFIX is a literal directory prefix, not a glob: 'lib' lists lib/..., '*.ts' matches nothing."
+    "PATH_PREFIX is a literal directory prefix, not a glob: 'lib' lists lib/..., '*.ts' matches nothing;\n"
+    "--glob/-g GLOB (repeatable, ripgrep -g rules, !GLOB excludes) filters by glob."
 )
 USAGE = "codenav files [SPEC] [PATH_PREFIX]"
 ERROR_EXIT = 1
@@ -26,12 +27,16 @@ _GLOB = set("*?[]{}")
 def configure(parser: Any) -> None:
     parser.usage = USAGE + " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
     _target.configure(parser, "[SPEC] [PATH_PREFIX]")
+    parser.add_argument("--glob", "-g", action="append", metavar="GLOB",
+                        help="only files matching GLOB (ripgrep -g rules; !GLOB excludes); repeatable")
 
 
 def arguments(ns: Any) -> dict[str, Any]:
     args, (prefix,) = _target.split_cli(ns, USAGE, ("PATH_PREFIX",), optional=1)
     if prefix is not None:
         args["path_prefix"] = prefix
+    if getattr(ns, "glob", None):
+        args["glob"] = list(ns.glob)
     # Plain output is for pipes: never cut it (the budget is for MCP and --json).
     args["_unbounded"] = not ns.json
     if not ns.json and not ns.verbose:
@@ -51,18 +56,30 @@ def _prefix(raw: Any) -> str | None:
     return validate_path(prefix, "path_prefix") if prefix else None
 
 
+def _globs(raw: Any) -> Any:
+    """The GlobSet of the ``glob`` argument, or None."""
+    if raw is None:
+        return None
+    from ..search.globs import GlobSet, check
+
+    return GlobSet(check(raw))
+
+
 def run(args: dict[str, Any]) -> dict[str, Any]:
     prefix = _prefix(args.get("path_prefix"))
+    globs = _globs(args.get("glob"))
     entry = _target.open_entry(args)
     listing = entry.listing() if args.get("_paths_only") else None
     if listing is not None:
         # For the CLI's notes only (this result never becomes JSON): no manifest is decoded.
-        return _target.with_warnings({**_paths_only(listing, prefix),
+        return _target.with_warnings({**_paths_only(listing, prefix, globs),
                                       "target": {**entry.request, **entry.extra_echo}}, entry)
     rows = entry.files()
     if prefix:
         with_slash = prefix + "/"
         rows = [r for r in rows if r.path == prefix or r.path.startswith(with_slash)]
+    if globs is not None:
+        rows = [r for r in rows if globs.includes(r.path)]
     total = len(rows)
     cut = not args.get("_unbounded") and total > MAX_ENTRIES
     shown = rows[:MAX_ENTRIES] if cut else rows
@@ -73,19 +90,21 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
             item["linkTarget"] = row.link
         files.append(item)
     result: dict[str, Any] = {"target": entry.target, "files": files, "totalFiles": total, "hasMore": cut}
-    if args.get("path_prefix") is not None:
-        result["filter"] = {"pathPrefix": args["path_prefix"]}
+    given = {"pathPrefix": args.get("path_prefix"), "glob": args.get("glob")}
+    if any(value is not None for value in given.values()):
+        result["filter"] = {key: value for key, value in given.items() if value is not None}
     skipped = entry.manifest.get("skipped") or []
     return _target.with_warnings(_notes(result, rows, cut, prefix, len(skipped), skipped[:5]), entry)
 
 
-def _paths_only(listing: tuple[str, int, int], prefix: str | None) -> dict[str, Any]:
+def _paths_only(listing: tuple[str, int, int], prefix: str | None, globs: Any = None) -> dict[str, Any]:
     """The plain listing from the entry's listing file: ``paths`` is the text to print, so a
     20,000-file tree is listed without decoding its manifest (bench/, SPEC §3 manifest)."""
     text, total, skipped = listing
-    if prefix:
-        with_slash = prefix + "/"
-        paths = [p for p in text.split("\n")[:-1] if p == prefix or p.startswith(with_slash)]
+    if prefix or globs is not None:
+        with_slash = (prefix or "") + "/"
+        paths = [p for p in text.split("\n")[:-1]
+                 if (not prefix or p == prefix or p.startswith(with_slash)) and (globs is None or globs.includes(p))]
         text, total = "".join(p + "\n" for p in paths), len(paths)
     return _notes({"paths": text, "totalFiles": total, "hasMore": False}, [], False, prefix, skipped, [])
 
@@ -99,8 +118,8 @@ def _notes(result: dict[str, Any], rows: list[list], cut: bool, prefix: str | No
         hints.append(f"showing {MAX_ENTRIES} of {total} files; narrow the listing with a path_prefix such as "
                      f"{_top_dirs(rows)}")
     if total == 0 and prefix and _GLOB & set(prefix):
-        hints.append("path_prefix is a literal directory prefix, not a glob: list without it, or give a folder "
-                     "such as 'lib'")
+        hints.append("path_prefix is a literal directory prefix, not a glob: pass the pattern as glob (CLI: "
+                     "--glob), or give a folder such as 'lib'")
     elif total == 0 and prefix:
         hints.append(f"no file under {prefix!r}; list without a path_prefix to see the top-level folders")
     if skipped and not prefix:

@@ -58,7 +58,7 @@ DEMO = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
 SPEC = "npm:demo@1.0.0"
 SECRET = "AKIAIOSFODNN7EXAMPLE"  # AWS's documented example key id: credential-shaped, not a credential
 BLOB = "https://github.com/octo/demo/blob/main/src/app.py"
-ERROR_EXIT = {"list_files": 1, "read_file": 1, "grep_file": 2, "codesearch": 2, "codefetch": 1}
+ERROR_EXIT = {"list_files": 1, "read_file": 1, "grep_file": 2, "grep_repo": 2, "codesearch": 2, "codefetch": 1}
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,7 @@ row("grep_file", "pattern-non-utf8", "pattern", {**G, "pattern": "\udcff"}, (SPE
 row("grep_file", "pattern-type-int", "pattern", {**G, "pattern": 5})
 row("grep_file", "pattern-type-list", "pattern", {**G, "pattern": ["x"]})
 row("grep_file", "pattern-missing", "pattern", dict(G))
-row("grep_file", "operand-missing-cli", "path", None, (SPEC, "x"))
+row("grep_file", "operand-missing-cli", "pattern", None, (SPEC,))
 for kind, value in (("negative", -1), ("too-big", 101), ("huge", 10**20)):
     row("grep_file", f"context-{kind}", "context", {**G, "pattern": "x", "context": value},
         (SPEC, "x", "index.js", "--context", str(value)))
@@ -246,6 +246,27 @@ for kind, value in (("string", "2"), ("float", 1.5), ("bool", True), ("null", No
     row("grep_file", f"context-type-{kind}", "context", {**G, "pattern": "x", "context": value})
 row("grep_file", "context-word-cli", "context", None, (SPEC, "x", "index.js", "--context", "x"), names="--context")
 row("grep_file", "context-short-flag-cli", "context", None, (SPEC, "x", "index.js", "-C", "1.5"), names="--context")
+
+# --- grep_repo: pattern, regex, globs, limits, cursor ------------------------------------------
+
+row("grep_repo", "pattern-empty", "pattern", {**DEMO, "pattern": ""}, (SPEC, ""))
+row("grep_repo", "pattern-huge", "pattern", {**DEMO, "pattern": "a" * MB})
+row("grep_repo", "pattern-huge-cli", "pattern", {**DEMO, "pattern": "a" * CLI_HUGE}, (SPEC, "a" * CLI_HUGE))
+row("grep_repo", "pattern-non-utf8", "pattern", {**DEMO, "pattern": "\udcff"}, (SPEC, b"\xff"))
+row("grep_repo", "pattern-newline", "pattern", {**DEMO, "pattern": "a\nb"}, (SPEC, "a\nb"))
+row("grep_repo", "pattern-type-int", "pattern", {**DEMO, "pattern": 5})
+row("grep_repo", "pattern-missing", "pattern", dict(DEMO))
+row("grep_repo", "regex-invalid", "pattern", {**DEMO, "pattern": "(", "regex": True}, (SPEC, "(", "--regex"))
+row("grep_repo", "regex-type-string", "regex", {**DEMO, "pattern": "x", "regex": "yes"})
+row("grep_repo", "context-too-big", "context", {**DEMO, "pattern": "x", "context": 11}, (SPEC, "x", "-C", "11"))
+row("grep_repo", "max-matches-zero", "max_matches", {**DEMO, "pattern": "x", "max_matches": 0}, (SPEC, "x", "-m", "0"))
+row("grep_repo", "max-matches-huge", "max_matches", {**DEMO, "pattern": "x", "max_matches": 10**20})
+row("grep_repo", "glob-type-string", "glob", {**DEMO, "pattern": "x", "glob": "*.js"})
+row("grep_repo", "glob-empty", "glob", {**DEMO, "pattern": "x", "glob": [""]})
+row("grep_repo", "cursor-garbage", "cursor", {**DEMO, "pattern": "x", "cursor": "zz"}, (SPEC, "x", "--cursor", "zz"))
+row("grep_repo", "prefix-traversal", "path_prefix", {**DEMO, "pattern": "x", "path_prefix": "../x"})
+row("grep_repo", "unknown-key", "bogus", {**DEMO, "pattern": "x", "bogus": 1})
+row("grep_repo", "unknown-key-cli-switch", "_unbounded", {**DEMO, "pattern": "x", "_unbounded": True})
 
 # --- codesearch (SPEC §2.6) -----------------------------------------------------------------
 

@@ -63,6 +63,7 @@ TOOL_ARGUMENTS: dict[str, list[dict[str, Any]]] = {
     "read_file": [{**DEMO, "path": "index.js"}, {**DEMO, "path": "index.js", "start_line": 2, "end_line": 9},
                   {**DEMO, "path": "nope.js"}],
     "grep_file": [{**DEMO, "path": "index.js", "pattern": "a", "context": 1}, {**DEMO, "path": "lib/a.js", "pattern": "\\d"}],
+    "grep_repo": [{**DEMO, "pattern": "a", "context": 1, "glob": ["*.js"], "max_matches": 5}, {**DEMO, "pattern": "x"}],
     "codesearch": [{"query": "os.sep"}, {"query": "x", "regex": True, "case_sensitive": True, "language": ["Python"]},
                    {"query": "slow down", "repo": "octo/"}],
     "codefetch": [{"repo": "octo/demo", "path": "src/app.py"}, {"url": BLOB, "start_line": 1, "end_line": 1},

@@ -1,0 +1,197 @@
+"""grep_repo / ``codenav grep`` without a file: search every text file of a target.
+
+The engine is ``search/grep.py``; this module checks the arguments, picks the files in scope
+(``path_prefix``, ``glob``; binaries and files over the size limit are counted, not read),
+and shapes the envelope. The ``grep`` command is grep_file's adapter, which routes here
+(``_grep.route``); the plain output is rg's: ``path:line:text``, every match, unpaged.
+"""
+
+from __future__ import annotations
+
+from ..budget import BUDGET_BYTES, BUDGET_LINES
+from ..errors import invalid
+from ..paths import short_hash
+from . import _target
+
+TYPE_CHECKING = False  # annotations only: a warm call must not import typing
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+NAME = "grep_repo"
+COMMAND = "grep"
+HELP = "search every file of a package or repository (literal or Python regex)"
+ERROR_EXIT = 2
+MAX_PATTERN = 1000
+MAX_CONTEXT = 10
+DEFAULT_MATCHES = 50
+MAX_MATCHES = 1000
+_BOOLEANS = ("regex", "case_sensitive", "whole_words")
+_FILTER_KEYS = {"regex": "regex", "case_sensitive": "caseSensitive", "whole_words": "wholeWords",
+                "path_prefix": "pathPrefix", "glob": "glob", "context": "context", "max_matches": "maxMatches",
+                "max_matches_per_file": "maxMatchesPerFile"}
+
+
+def _int(args: dict[str, Any], key: str, low: int, high: int | None, default: int | None) -> int | None:
+    value = args.get(key, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bounds = f"from {low} to {high}" if high is not None else f"of {low} or more"
+        raise invalid(f"{key} must be an integer {bounds}", key)
+    return value
+
+
+def _check(args: dict[str, Any]) -> dict[str, Any]:
+    """The search options, or INVALID_ARGUMENT naming the field; before any download."""
+    pattern = args.get("pattern")
+    if not isinstance(pattern, str) or pattern == "":
+        raise invalid("pattern must be a non-empty string", "pattern")
+    if len(pattern) > MAX_PATTERN:
+        raise invalid(f"pattern is longer than {MAX_PATTERN} characters", "pattern")
+    if "\n" in pattern or "\r" in pattern:
+        raise invalid("pattern must be a single line: matching is line by line", "pattern")
+    for key in _BOOLEANS:
+        if not isinstance(args.get(key, False), bool):
+            raise invalid(f"{key} must be true or false", key)
+    options = {"pattern": pattern, **{key: bool(args.get(key, False)) for key in _BOOLEANS}}
+    if options["regex"]:
+        from ..search.grep import compile_regex
+
+        compile_regex(pattern, options["case_sensitive"], options["whole_words"])
+    from .list_files import _prefix
+
+    options["path_prefix"] = _prefix(args.get("path_prefix"))
+    globs = args.get("glob")
+    if globs is not None:
+        from ..search.globs import check
+
+        globs = check(globs)
+    options["glob"] = globs or []
+    options["context"] = _int(args, "context", 0, MAX_CONTEXT, 0)
+    options["max_matches"] = _int(args, "max_matches", 1, MAX_MATCHES, DEFAULT_MATCHES)
+    options["max_matches_per_file"] = _int(args, "max_matches_per_file", 1, None, None)
+    cursor = args.get("cursor")
+    if cursor is not None and (not isinstance(cursor, str) or not cursor):
+        raise invalid("cursor must be the nextCursor string of an earlier result", "cursor")
+    return options
+
+
+def _scope(rows: list[Any], options: dict[str, Any]) -> tuple[list[list], int, int]:
+    """(the text files to search as [path, size], binaries in scope, files over the size limit)."""
+    from ..search.grep import max_file_bytes
+
+    prefix = options["path_prefix"]
+    if prefix:
+        with_slash = prefix + "/"
+        rows = [r for r in rows if r.path == prefix or r.path.startswith(with_slash)]
+    if options["glob"]:
+        from ..search.globs import GlobSet
+
+        matcher = GlobSet(options["glob"])
+        rows = [r for r in rows if matcher.includes(r.path)]
+    limit = max_file_bytes()
+    files, binary, large = [], 0, 0
+    for row in rows:
+        if row.link is not None:
+            continue  # a symlink: its target is searched under its own path
+        if row.binary:
+            binary += 1
+        elif row.size > limit:
+            large += 1
+        else:
+            files.append([row.path, row.size])
+    return files, binary, large
+
+
+def run(args: dict[str, Any]) -> dict[str, Any]:
+    import time
+
+    from ..search import grep
+
+    options = _check(args)
+    entry = _target.open_entry(args)
+    files, binary, large = _scope(entry.files(), options)
+    # A cursor belongs to one search: the target and what decides which lines match (not the
+    # page size or the context, which a caller may change between pages).
+    fingerprint = short_hash(repr([entry.key] + [options[k] for k in (
+        "pattern", "regex", "case_sensitive", "whole_words", "path_prefix", "glob", "max_matches_per_file")]))[:12]
+    start = None
+    if args.get("cursor") is not None:
+        path, line, offset, shown = grep.decode_cursor(args["cursor"], fingerprint)
+        index = next((i for i, f in enumerate(files) if f[0] == path), None)
+        if index is None:
+            raise invalid("cursor is not one this search returned; repeat the search without it", "cursor")
+        start = (index, line, offset, shown)
+    unbounded = bool(args.get("_unbounded"))
+    found = grep.search(
+        entry.path + "/tree", files, options, start=start,
+        max_matches=args.get("max_matches") if unbounded else options["max_matches"],
+        cap=options["max_matches_per_file"], context=options["context"],
+        window=args.get("_window") if unbounded else grep.WINDOW,
+        deadline=time.monotonic() + grep.timeout(),
+        encode=lambda *where: grep.encode_cursor(fingerprint, *where),
+        budget=None if unbounded else BUDGET_BYTES - 2048,
+        line_budget=None if unbounded else BUDGET_LINES - 50,
+    )
+    result: dict[str, Any] = {"target": entry.target, "pattern": options["pattern"]}
+    given = {_FILTER_KEYS[k]: args[k] for k in _FILTER_KEYS if args.get(k) is not None}
+    if given:
+        result["filter"] = given
+    result.update(found)
+    result["binaryFilesSkipped"] = binary
+    result["largeFilesSkipped"] = large
+    hint = _hint(result, options, grep.max_file_bytes(), unbounded)
+    if hint:
+        result["hint"] = hint
+    return _target.with_warnings(result, entry)
+
+
+def _hint(result: dict[str, Any], options: dict[str, Any], limit: int, plain: bool) -> str:
+    reason = result.get("truncatedReason")
+    notes = []
+    if reason == "time":
+        notes.append("The search stopped at its time budget: counts cover only the files searched so far"
+                     + (" (a regular expression this slow may backtrack catastrophically)" if options["regex"] else "")
+                     + ".")
+    elif reason == "budget":
+        notes.append(f"Page cut at the {BUDGET_BYTES // 1024} KiB / {BUDGET_LINES}-line budget.")
+    if result.get("nextCursor") and not plain:  # plain output with -m stops there, as rg -m does
+        notes.append("Continue with cursor=nextCursor (CLI: --cursor), or narrow the search with path_prefix or glob.")
+    if result["largeFilesSkipped"]:
+        notes.append(f"{result['largeFilesSkipped']} file(s) over {limit} bytes were not searched "
+                     "(CODENAV_SEARCH_MAX_FILE_BYTES).")
+    if not result["totalMatches"] and not options["regex"] and reason is None:
+        from ._grep import looks_like_regex
+
+        if looks_like_regex(options["pattern"]):
+            notes.append("No match; the pattern is matched literally: pass regex=true (CLI: --regex) for a "
+                         "regular expression.")
+    return " ".join(notes)
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    return 0 if result["totalMatches"] else 1
+
+
+def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+    """rg's --no-heading output: ``path:line:text``, context ``path-line-text``, ``--`` between
+    blocks that do not touch (only when context was asked)."""
+    separate = bool(result.get("filter", {}).get("context"))
+    first = True
+    write = out.write
+    for item in result["files"]:
+        path = item["path"]
+        for block in item["blocks"]:
+            if separate and not first:
+                write("--\n")
+            first = False
+            for ln in block["lines"]:
+                mark = ":" if ln["match"] else "-"
+                write(f"{path}{mark}{ln['line']}{mark}{ln['text']}\n")
+    if verbose:
+        out.write(f"{result['totalMatches']} matching line{'s' if result['totalMatches'] != 1 else ''} in "
+                  f"{result['filesMatched']} file{'s' if result['filesMatched'] != 1 else ''} "
+                  f"({result['filesScanned']} searched, {result['binaryFilesSkipped']} binary, "
+                  f"{result['largeFilesSkipped']} too large)\n")
+    if result.get("hint"):
+        (out if verbose else err).write(f"{'hint: ' if verbose else 'codenav: '}{result['hint']}\n")
