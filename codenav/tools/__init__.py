@@ -23,6 +23,7 @@ REGISTRY: dict[str, str] = {
     "list_files": "files",
     "read_file": "read",
     "grep_file": "grep",
+    "diff_versions": "diff",
     "codesearch": "search",
     "codefetch": "fetch",
 }
