@@ -181,7 +181,7 @@ def test_cli_views_and_exit_status(demo):
     assert numstat.stdout == b"1\t1\tlib/util.js\n"
     stat = run_cli("diff", "npm:demo", "--from", "1.0.0", "--stat")
     lines = stat.stdout.decode().splitlines()
-    assert " {old => new}/name.txt | 0" in lines and " logo.png              | Bin" in lines
+    assert " {old => new}/name.txt |   0" in lines and " logo.png              | Bin" in lines
     assert lines[-1] == " 10 files changed, 7 insertions(+), 7 deletions(-)"
     same = run_cli("diff", "npm:demo", "2.0.0", "2.0.0")
     assert (same.returncode, same.stdout, same.stderr) == (0, b"", b"")
