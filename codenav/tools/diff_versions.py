@@ -57,7 +57,6 @@ def configure(parser: Any) -> None:
 
 def arguments(ns: Any) -> dict[str, Any]:
     target, rest = cli_target(ns, list(ns.operands), USAGE)
-    args: dict[str, Any] = {}
     git = "repo_url" in target
     if "git_ref" in target:
         raise invalid("give the two refs as FROM_REF TO_REF (or --from/--to), not --git-ref", "git_ref")
@@ -75,11 +74,7 @@ def arguments(ns: Any) -> dict[str, Any]:
                       from_key if len(names) == 3 and len(rest) < 2 else "path_prefix")
     versions = versions or rest[:2]
     prefix = rest[-1] if len(rest) == len(names) else None
-    for key, value in zip(("registry", "package_name", "repo_url", "wait_timeout_ms"),
-                          (target.get("registry"), target.get("package_name"), target.get("repo_url"),
-                           target.get("wait_timeout_ms"))):
-        if value is not None:
-            args[key] = value
+    args = {key: target[key] for key in ("registry", "package_name", "repo_url", "wait_timeout_ms") if key in target}
     for key, value in ((from_key, versions[0]), (to_key, versions[1])):
         if value is not None:
             args[key] = value
@@ -133,7 +128,8 @@ def _sides(args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
             if exc.details.get("field") != "version":
                 raise
             # from_args knows one version; name the one of the two that is wrong.
-            message = exc.message.replace("version", key, 1) if exc.message.startswith("version") else exc.message
+            message = (exc.message.replace("version", key, 1) if exc.message.startswith("version")
+                       else f"{key}: {exc.message}")
             raise invalid(message, key) from None
     return old, new
 
@@ -232,7 +228,7 @@ def rename_label(old: str, new: str) -> str:
     ``lib/{a.js => b.js}``, ``{lib => src}/a.js``."""
     # The shared head ends at a '/'; the shared tail starts at one, and may reuse the head's '/'.
     head = 0
-    for i, (a, b) in enumerate(zip(old, new)):
+    for i, (a, b) in enumerate(zip(old, new, strict=False)):
         if a != b:
             break
         if a == "/":
@@ -265,7 +261,7 @@ def _stat(files: list[dict[str, Any]], out: TextIO) -> None:
     count_width = max(len(str(c)) if c is not None else 3 for c in counts)
     widest = max((c for c in counts if c is not None), default=0)
     graph_room = max(10, 80 - name_width - count_width - 4)
-    for item, name, count in zip(files, names, counts):
+    for item, name, count in zip(files, names, counts, strict=True):
         if count is None:
             out.write(f" {name:<{name_width}} | {'Bin':>{count_width}}\n")
             continue
