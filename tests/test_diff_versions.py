@@ -301,3 +301,25 @@ def test_real_npm_versions_equal_git_diff_no_index(tmp_path, monkeypatch):
     if ORIGINAL_ENV.get("HOME"):  # npm's own config (the registry) is read from the real HOME
         monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])
     _compare_with_git("npm:ms", "2.1.2", "2.1.3", tmp_path, wait="60000")
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_two_refs_of_a_git_repository(tmp_path):
+    """repo_url + from_ref + to_ref diffs two commits; to_ref omitted is the default branch."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = ("-c", "user.name=t", "-c", "user.email=t@example.invalid")
+    _git("init", "-q", "-b", "main", cwd=repo)
+    (repo / "a.txt").write_bytes(b"one\n")
+    _git("add", "-A", cwd=repo)
+    _git(*env, "commit", "-q", "-m", "one", cwd=repo)
+    _git("tag", "v1", cwd=repo)
+    (repo / "a.txt").write_bytes(b"two\n")
+    _git(*env, "commit", "-q", "-am", "two", cwd=repo)
+    result = diff_versions.run({"repo_url": str(repo), "from_ref": "v1", "to_ref": "main"})
+    assert result["from"]["gitRef"] == "v1" and result["to"]["gitRef"] == "main"
+    assert [(f["path"], f["added"], f["removed"]) for f in result["files"]] == [("a.txt", 1, 1)]
+    latest = diff_versions.run({"repo_url": str(repo), "from_ref": "v1"})
+    assert latest["to"]["gitRef"] is None and latest["files"] == result["files"]
+    cli = run_cli("diff", "--repo-url", str(repo), "v1", "main", "--numstat")
+    assert (cli.returncode, cli.stdout) == (0, b"1\t1\ta.txt\n")
