@@ -210,7 +210,7 @@ def _fit(shell: dict[str, Any], files: list[dict[str, Any]], cursor: str | None)
 
 
 def _hint(cursor: str) -> str:
-    return f"more files changed: call again with cursor={cursor!r} for the next ones"
+    return f"more files changed: call again with the same arguments and cursor \"{cursor}\" for the next ones"
 
 
 def exit_code(result: dict[str, Any]) -> int:
