@@ -89,6 +89,12 @@ def world(tmp_path_factory):
         npm.publish("evil", "1.0.0", {}, tarball=_tgz([("package/ok.js", b""), ("package/../../escape", b"x")]))
         npm.publish("huge", "1.0.0", {"zeros.bin": bytes(3 * 1024 * 1024)})
         npm.publish("slow", "1.0.0", {"a.js": b""})
+        npm.publish("changed", "1.0.0", {"a.js": b"one\ntwo\n", "gone.txt": b"x", "logo.png": b"\x89PNG\0\1",
+                                         "lib/old.js": b"same\n"})
+        npm.publish("changed", "2.0.0", {"a.js": b"one\n\"2\"\r\n", "born.txt": b"", "logo.png": b"\x89PNG\0\2",
+                                         "lib/new.js": b"same\n"})
+        npm.publish("pages", "1.0.0", {f"{i:02}.txt": b"old \\ line\n" * 300 for i in range(40)})
+        npm.publish("pages", "2.0.0", {f"{i:02}.txt": b"new \" line\n" * 300 for i in range(40)})
         gh_server.route_prefix("GET", "/repos/limited/", lambda h: Reply(429, b'{"message":"slow down"}', {
             "Content-Type": "application/json", "Retry-After": "60"}))  # before FakeGitHub's catch-all
         github = FakeGitHub(gh_server)
@@ -192,6 +198,37 @@ def test_read_file_parity(world, arguments, argv, code):
 def test_grep_file_parity(world, arguments, argv, code):
     """grep_file: matches, no match with the regex nudge, binary and errors are byte-identical."""
     check(world, "grep_file", arguments, argv, code=code)
+
+
+CHANGED = {"registry": "npm", "package_name": "changed", "from_version": "1.0.0", "to_version": "2.0.0"}
+
+
+@pytest.mark.parametrize("arguments,argv,code", [
+    (CHANGED, ["diff", "npm:changed", "1.0.0", "2.0.0"], None),
+    ({**CHANGED, "path_prefix": "lib", "context": 0}, ["diff", "npm:changed", "1.0.0", "2.0.0", "lib", "-U", "0"], None),
+    ({k: v for k, v in CHANGED.items() if k != "to_version"}, ["diff", "npm:changed", "--from", "1.0.0"], None),
+    ({**CHANGED, "to_version": "9.9.9"}, ["diff", "npm:changed", "1.0.0", "9.9.9"], "VERSION_NOT_FOUND"),
+    ({**CHANGED, "path": "nope.js"}, ["diff", "npm:changed", "1.0.0", "2.0.0", "--path", "nope.js"], "FILE_NOT_FOUND"),
+    ({**CHANGED, "context": 21}, ["diff", "npm:changed", "1.0.0", "2.0.0", "--context", "21"], "INVALID_ARGUMENT"),
+    ({**CHANGED, "cursor": "bogus"}, ["diff", "npm:changed", "1.0.0", "2.0.0", "--cursor", "bogus"],
+     "INVALID_ARGUMENT"),
+])
+def test_diff_versions_parity(world, arguments, argv, code):
+    """diff_versions: a diff, a narrowed one, the latest as default and each error are byte-identical."""
+    check(world, "diff_versions", arguments, argv, code=code)
+
+
+def test_diff_versions_pages_are_byte_identical(world):
+    """Following nextCursor gives the same pages on both surfaces, to the last one."""
+    arguments = {"registry": "npm", "package_name": "pages", "from_version": "1.0.0", "to_version": "2.0.0"}
+    argv = ["diff", "npm:pages", "1.0.0", "2.0.0"]
+    payload = check(world, "diff_versions", arguments, argv)
+    pages = 1
+    while payload["hasMore"]:
+        cursor = payload["nextCursor"]
+        payload = check(world, "diff_versions", {**arguments, "cursor": cursor}, [*argv, "--cursor", cursor])
+        pages += 1
+    assert pages > 1
 
 
 HIT = grepapp.hit_text("octo/demo", "src/app.py", [(3, ["", "  def get(", "Path: x"])])

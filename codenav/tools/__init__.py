@@ -24,6 +24,7 @@ REGISTRY: dict[str, str] = {
     "read_file": "read",
     "grep_file": "grep",
     "grep_repo": "grep",
+    "diff_versions": "diff",
     "codesearch": "search",
     "codefetch": "fetch",
 }

@@ -58,7 +58,8 @@ DEMO = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
 SPEC = "npm:demo@1.0.0"
 SECRET = "AKIAIOSFODNN7EXAMPLE"  # AWS's documented example key id: credential-shaped, not a credential
 BLOB = "https://github.com/octo/demo/blob/main/src/app.py"
-ERROR_EXIT = {"list_files": 1, "read_file": 1, "grep_file": 2, "grep_repo": 2, "codesearch": 2, "codefetch": 1}
+ERROR_EXIT = {"list_files": 1, "read_file": 1, "grep_file": 2, "grep_repo": 2, "diff_versions": 1, "codesearch": 2,
+              "codefetch": 1}
 
 
 @dataclass(frozen=True)
@@ -351,13 +352,51 @@ row("codefetch", "lines-word-cli", "lines", None, (BLOB, "--lines", "ten"))
 row("codefetch", "unknown-key", "branch", {**F, "branch": "main"})
 row("codefetch", "unknown-key-url-camel", "startLine", {"url": BLOB, "startLine": 1})
 
+# --- diff_versions (SPEC §2.8) --------------------------------------------------------------
+
+D = {**{k: v for k, v in DEMO.items() if k != "version"}, "from_version": "1.0.0", "to_version": "1.0.0"}
+DS = ("npm:demo", "1.0.0", "1.0.0")
+row("diff_versions", "from-missing", "from_version", {"registry": "npm", "package_name": "demo", "to_version": "1.0.0"},
+    ("npm:demo", "--to", "1.0.0"))
+row("diff_versions", "from-empty", "from_version", {**D, "from_version": ""}, ("npm:demo", "", "1.0.0"))
+row("diff_versions", "from-huge", "from_version", {**D, "from_version": "1" * MB})
+row("diff_versions", "from-huge-cli", "from_version", {**D, "from_version": "1" * CLI_HUGE},
+    ("npm:demo", "1" * CLI_HUGE, "1.0.0"))
+row("diff_versions", "from-non-utf8", "from_version", {**D, "from_version": "\udcff"}, ("npm:demo", b"\xff", "1.0.0"))
+row("diff_versions", "from-type-int", "from_version", {**D, "from_version": 5})
+row("diff_versions", "to-type-list", "to_version", {**D, "to_version": ["2.0.0"]})
+row("diff_versions", "to-bad-version", "to_version", {**D, "to_version": "1.0.0 || 2"}, ("npm:demo", "1.0.0", "1.0.0 || 2"))
+row("diff_versions", "context-too-big", "context", {**D, "context": 21}, (*DS, "--context", "21"))
+row("diff_versions", "context-negative", "context", {**D, "context": -1}, (*DS, "-U", "-1"))
+row("diff_versions", "context-type-string", "context", {**D, "context": "3"})
+row("diff_versions", "context-word-cli", "context", None, (*DS, "--context", "x"), names="--context")
+row("diff_versions", "path-traversal", "path", {**D, "path": "../x"}, (*DS, "--path", "../x"))
+row("diff_versions", "path-empty", "path", {**D, "path": ""}, (*DS, "--path", ""))
+row("diff_versions", "prefix-absolute", "path_prefix", {**D, "path_prefix": "/etc"}, (*DS, "/etc"))
+row("diff_versions", "cursor-empty", "cursor", {**D, "cursor": ""}, (*DS, "--cursor", ""))
+row("diff_versions", "cursor-type", "cursor", {**D, "cursor": 7})
+row("diff_versions", "unknown-key", "bogus", {**D, "bogus": 1})
+row("diff_versions", "unknown-key-git-ref", "git_ref", {**D, "git_ref": "main"})
+row("diff_versions", "unknown-key-version", "version", {**D, "version": "1.0.0"})
+row("diff_versions", "unknown-key-cli-switch", "_whole", {**D, "_whole": True})
+row("diff_versions", "both-forms", "repo_url", {**D, "repo_url": GIT_URL})
+row("diff_versions", "both-forms-cli", "spec", None, ("--repo-url", GIT_URL, *DS), names="package spec")
+row("diff_versions", "from-ref-missing", "from_ref", {"repo_url": GIT_URL, "to_ref": "main"},
+    ("--repo-url", GIT_URL, "--to", "main"))
+row("diff_versions", "git-ref-cli", "git_ref", None, ("--repo-url", GIT_URL, "--git-ref", "main", "a", "b"),
+    names="--git-ref")
+row("diff_versions", "spec-with-version-cli", "from_version", None, (SPEC, "1.0.0", "1.0.0"), names="SPEC")
+row("diff_versions", "operand-missing-cli", "from_version", None, ("npm:demo", "1.0.0"), names="FROM TO")
+row("diff_versions", "extra-operand-cli", "path_prefix", None, (*DS, "lib", "more"), names="PATH_PREFIX")
+
 # --- command lines argparse refuses: usage errors, exit 2 -----------------------------------
 
 USAGE_ERRORS: list[tuple[str, ...]] = [
     ("files", "--bogus"), ("files", "--repo-url"), ("read", SPEC, "index.js", "--lines"),
     ("grep", SPEC, "x", "index.js", "--context"), ("search",), ("search", "x", "--lang"), ("fetch", "--repo"),
     ("fetch", BLOB, "extra"), ("cache",), ("cache", "bogus"), ("cache", "list", "--bogus"),
-    ("cache", "path", "extra"), ("cache", "clear", "--json"), ("cache", "prune", "--all"), ("nosuchcommand",),
+    ("diff", *DS, "--stat", "--numstat"), ("cache", "path", "extra"), ("cache", "clear", "--json"),
+    ("cache", "prune", "--all"), ("nosuchcommand",),
 ]
 
 # Command lines also run as real processes: every usage error, and one row in five.

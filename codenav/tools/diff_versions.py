@@ -1,0 +1,308 @@
+"""diff_versions / ``codenav diff``: what changed between two versions of a target (SPEC §2.8).
+
+Both versions are opened like any other target (cached, verified); the rows of their manifests
+and search/diff.py do the rest, so files whose sha256 is equal are never read. MCP and
+``--json`` page the result by file within the output budget (SPEC §5) with a cursor; plain CLI
+output is the whole patch, which ``git apply`` accepts against the "from" tree.
+
+Exit status: 0 on success whether or not the versions differ (``git diff`` without
+``--exit-code``), 1 on an error.
+"""
+
+from __future__ import annotations
+
+from ..errors import CodenavError, invalid
+from ..targets import add_cli_options, cli_int, cli_target, validate_path
+from . import _target
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+NAME = "diff_versions"
+COMMAND = "diff"
+HELP = "show what changed between two versions of a package or two refs of a repository"
+USAGE = "codenav diff SPEC FROM TO [PATH_PREFIX]"
+DESCRIPTION = (
+    "Print the changes from version FROM to version TO of a package as a git-style patch.\n\n"
+    "SPEC is REGISTRY:NAME without a version, e.g. npm:express. With --repo-url URL, FROM and TO are\n"
+    "git refs. --from V / --to V give one version as an option (then only PATH_PREFIX may follow);\n"
+    "TO left out means the latest version (or the default branch).\n\n"
+    "Plain output is the whole patch, for `git apply`; --json pages it by file (see --cursor).\n"
+    "Exit status: 0 whether or not the versions differ, 1 on an error."
+)
+ERROR_EXIT = 1
+MAX_CONTEXT = 20
+DEFAULT_CONTEXT = 3
+_PACKAGE_KEYS = ("registry", "package_name", "from_version", "to_version")
+_GIT_KEYS = ("repo_url", "from_ref", "to_ref")
+
+
+def configure(parser: Any) -> None:
+    parser.usage = (USAGE + " | --repo-url URL FROM_REF TO_REF [PATH_PREFIX] [--from V] [--to V] [--context N]"
+                    " [--stat | --numstat | --name-only] [--cursor C] [--wait MS] [--json] [--verbose]")
+    parser.add_argument("operands", nargs="*", metavar="SPEC FROM TO [PATH_PREFIX]", help="see usage")
+    add_cli_options(parser)
+    parser.add_argument("--from", dest="from_", metavar="V", help="the old version (or ref)")
+    parser.add_argument("--to", metavar="V", help="the new version (or ref); default: the latest")
+    parser.add_argument("--context", "-U", metavar="N", default=None,  # parsed by targets.cli_int
+                        help=f"lines of context around each change (0-{MAX_CONTEXT}, default {DEFAULT_CONTEXT})")
+    parser.add_argument("--path", metavar="PATH", help="only this one file")
+    parser.add_argument("--cursor", metavar="C", help="continue a paged --json result")
+    view = parser.add_mutually_exclusive_group()
+    view.add_argument("--stat", action="store_true", help="one line per file with a +/- graph, as git diff --stat")
+    view.add_argument("--numstat", action="store_true", help="added, removed and path per file, as git diff --numstat")
+    view.add_argument("--name-only", action="store_true", help="the changed paths only")
+
+
+def arguments(ns: Any) -> dict[str, Any]:
+    target, rest = cli_target(ns, list(ns.operands), USAGE)
+    git = "repo_url" in target
+    if "git_ref" in target:
+        raise invalid("give the two refs as FROM_REF TO_REF (or --from/--to), not --git-ref", "git_ref")
+    if "version" in target:
+        raise invalid(f"give the versions after SPEC, not in it; usage: {USAGE}", "from_version")
+    from_key, to_key = ("from_ref", "to_ref") if git else ("from_version", "to_version")
+    if ns.from_ is not None or ns.to is not None:
+        versions = [ns.from_, ns.to]
+        names: tuple[str, ...] = ("PATH_PREFIX",)
+    else:
+        versions = []
+        names = ("FROM", "TO", "PATH_PREFIX")
+    if len(rest) > len(names) or len(rest) < len(names) - 1:
+        raise invalid(f"expected {' '.join(names)} after the target; usage: {USAGE}",
+                      from_key if len(names) == 3 and len(rest) < 2 else "path_prefix")
+    versions = versions or rest[:2]
+    prefix = rest[-1] if len(rest) == len(names) else None
+    args = {key: target[key] for key in ("registry", "package_name", "repo_url", "wait_timeout_ms") if key in target}
+    for key, value in ((from_key, versions[0]), (to_key, versions[1])):
+        if value is not None:
+            args[key] = value
+    if prefix is not None:
+        args["path_prefix"] = prefix
+    if ns.path is not None:
+        args["path"] = ns.path
+    if ns.context is not None:
+        args["context"] = cli_int(ns.context, "--context", "context")
+    if ns.cursor is not None:
+        args["cursor"] = ns.cursor
+    if not ns.json:
+        args["_whole"] = True  # plain output is the whole patch, never paged
+        view = "stat" if ns.stat else "numstat" if ns.numstat else "name-only" if ns.name_only else None
+        if view:
+            args["_view"] = view
+    return args
+
+
+def _sides(args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The argument dicts of the two targets (SPEC §2.1's forms, one per side)."""
+    has_package = any(args.get(k) is not None for k in _PACKAGE_KEYS)
+    has_git = any(args.get(k) is not None for k in _GIT_KEYS)
+    if has_package and has_git:
+        raise invalid("give either registry + package_name + from_version (+ to_version) or "
+                      "repo_url + from_ref (+ to_ref), not both", "repo_url")
+    common = {k: args[k] for k in ("wait_timeout_ms",) if k in args}
+    if has_git:
+        if args.get("repo_url") is None:
+            raise invalid("from_ref and to_ref need repo_url", "repo_url")
+        if args.get("from_ref") is None:
+            raise invalid("from_ref is required: the ref to compare from", "from_ref")
+        base = {**common, "repo_url": args["repo_url"]}
+        old = {**base, "git_ref": args["from_ref"]}
+        new = {**base, "git_ref": args["to_ref"]} if args.get("to_ref") is not None else base
+        return old, new
+    if not has_package:
+        raise invalid("name a target: registry + package_name + from_version, or repo_url + from_ref",
+                      "package_name")
+    if args.get("from_version") is None:
+        raise invalid("from_version is required: the version to compare from", "from_version")
+    base = {**common, "registry": args.get("registry"), "package_name": args.get("package_name")}
+    old = {**base, "version": args["from_version"]}
+    new = {**base, "version": args["to_version"]} if args.get("to_version") is not None else base
+    from ..targets import from_args
+
+    for side, key in ((old, "from_version"), (new, "to_version")):
+        try:
+            from_args(side)
+        except CodenavError as exc:
+            if exc.details.get("field") != "version":
+                raise
+            # from_args knows one version; name the one of the two that is wrong.
+            message = (exc.message.replace("version", key, 1) if exc.message.startswith("version")
+                       else f"{key}: {exc.message}")
+            raise invalid(message, key) from None
+    return old, new
+
+
+def _prefix(raw: Any) -> str:
+    if raw is None:
+        return ""
+    if not isinstance(raw, str) or raw.startswith("/"):
+        raise invalid("path_prefix must be a relative directory prefix such as 'lib' or 'src/utils'", "path_prefix")
+    prefix = raw.rstrip("/")
+    return validate_path(prefix, "path_prefix") if prefix else ""
+
+
+def _rows(entry: Any) -> list[tuple[Any, ...]]:
+    # The manifest records no file modes: every file is 100644 (docs/decisions.md).
+    return [(r.path, r.size, r.sha256, r.binary, False, r.link) for r in entry.files()]
+
+
+def run(args: dict[str, Any]) -> dict[str, Any]:
+    from ..search import diff
+
+    context = args.get("context", DEFAULT_CONTEXT)
+    if isinstance(context, bool) or not isinstance(context, int) or not 0 <= context <= MAX_CONTEXT:
+        raise invalid(f"context must be an integer from 0 to {MAX_CONTEXT}", "context")
+    prefix = _prefix(args.get("path_prefix"))
+    path = validate_path(args["path"]) if args.get("path") is not None else None
+    cursor = args.get("cursor")
+    if cursor is not None and (not isinstance(cursor, str) or not cursor):
+        raise invalid("cursor must be a string this tool gave out", "cursor")
+    old_args, new_args = _sides(args)
+    old, new = _target.open_entry(old_args), _target.open_entry(new_args)
+    rows_a, rows_b = _rows(old), _rows(new)
+    if path is not None and not any(r[0] == path for r in rows_a) and not any(r[0] == path for r in rows_b):
+        raise CodenavError("FILE_NOT_FOUND", f"{path} is a file of neither version",
+                           details={"filePath": path, "action": "list the files with list_files"})
+    result = diff.diff_trees(rows_a, rows_b, lambda p: old.read(p)[1], lambda p: new.read(p)[1],
+                             path_prefix=prefix, path_filter=(lambda p: p == path) if path is not None else None,
+                             context=context)
+    shell: dict[str, Any] = {"from": old.target, "to": new.target, "summary": result["summary"]}
+    filters = {key: value for key, value in (("pathPrefix", args.get("path_prefix")), ("path", path),
+                                             ("context", args.get("context"))) if value is not None}
+    if filters:
+        shell["filter"] = filters
+    files = [_public(entry) for entry in result["files"]]
+    if args.get("_whole"):  # plain CLI: every file from the cursor on, in one patch
+        if cursor is not None:
+            files = diff.page(files, cursor, 1 << 62, 1 << 62)[0]
+        return {**shell, "files": files, "hasMore": False, "_view": args.get("_view")}
+    return _fit(shell, files, cursor)
+
+
+def _public(entry: dict[str, Any]) -> dict[str, Any]:
+    item = {key: entry[key] for key in ("path", "status", "added", "removed", "binary", "patch")}
+    for key in ("oldPath", "skipped"):
+        if key in entry:
+            item[key] = entry[key]
+    return item
+
+
+def _fit(shell: dict[str, Any], files: list[dict[str, Any]], cursor: str | None) -> dict[str, Any]:
+    """The page of files after ``cursor`` whose whole envelope fits SPEC §5's budget."""
+    from .. import budget
+    from ..search import diff
+
+    room = budget.BUDGET_BYTES - budget.json_size({**shell, "files": [], "hasMore": True,
+                                                   "nextCursor": "x" * 40, "hint": _hint("x" * 40)})
+    lines = budget.BUDGET_LINES - 20  # the envelope's own lines, when a client pretty-prints it
+    while True:
+        chunk, after = diff.page(files, cursor, max(room, 256), lines)
+        result: dict[str, Any] = {**shell, "files": chunk, "hasMore": after is not None}
+        if after is not None:
+            result["nextCursor"] = after
+            result["hint"] = _hint(after)
+        over = budget.json_size(result) - budget.BUDGET_BYTES
+        if over <= 0 or room <= 256:
+            return result
+        room -= over  # JSON escapes made the patches longer than their text
+
+
+def _hint(cursor: str) -> str:
+    return f"more files changed: call again with the same arguments and cursor \"{cursor}\" for the next ones"
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    return 0
+
+
+def _numstat_path(item: dict[str, Any]) -> str:
+    if "oldPath" not in item:
+        return item["path"]
+    return rename_label(item["oldPath"], item["path"])
+
+
+def rename_label(old: str, new: str) -> str:
+    """``old => new`` with the directories both share outside braces, as git's --stat shows it:
+    ``lib/{a.js => b.js}``, ``{lib => src}/a.js``."""
+    # The shared head ends at a '/'; the shared tail starts at one, and may reuse the head's '/'.
+    head = 0
+    for i, (a, b) in enumerate(zip(old, new, strict=False)):
+        if a != b:
+            break
+        if a == "/":
+            head = i + 1
+    tail = 0
+    i, j = len(old), len(new)
+    floor = head - 1 if head else 0
+    while i >= floor and j >= floor:
+        a = old[i] if i < len(old) else "\0"
+        b = new[j] if j < len(new) else "\0"
+        if a != b:
+            break
+        if a == "/":
+            tail = len(old) - i
+        i -= 1
+        j -= 1
+    mid_old = old[head:max(head, len(old) - tail)]
+    mid_new = new[head:max(head, len(new) - tail)]
+    if head + tail:
+        return f"{old[:head]}{{{mid_old} => {mid_new}}}{old[len(old) - tail:]}"
+    return f"{mid_old} => {mid_new}"
+
+
+def _stat(files: list[dict[str, Any]], out: TextIO) -> None:
+    if not files:
+        return
+    names = [_numstat_path(f) for f in files]
+    counts = [None if f["added"] is None else f["added"] + f["removed"] for f in files]
+    name_width = max(len(n) for n in names)
+    count_width = max(len(str(c)) if c is not None else 3 for c in counts)
+    widest = max((c for c in counts if c is not None), default=0)
+    graph_room = max(10, 80 - name_width - count_width - 4)
+    for item, name, count in zip(files, names, counts, strict=True):
+        if count is None:
+            out.write(f" {name:<{name_width}} | {'Bin':>{count_width}}\n")
+            continue
+        plus, minus = item["added"], item["removed"]
+        if widest > graph_room:  # scaled as git does when the graph would not fit: never to zero
+            plus = -(-plus * graph_room // widest) if plus else 0
+            minus = -(-minus * graph_room // widest) if minus else 0
+        graph = "+" * plus + "-" * minus
+        out.write(f" {name:<{name_width}} | {count:>{count_width}}{' ' + graph if graph else ''}\n")
+    added = sum(f["added"] or 0 for f in files)
+    removed = sum(f["removed"] or 0 for f in files)
+    parts = [f" {len(files)} file{'s' if len(files) != 1 else ''} changed"]
+    if added or not removed:
+        parts.append(f"{added} insertion{'s' if added != 1 else ''}(+)")
+    if removed or not added:
+        parts.append(f"{removed} deletion{'s' if removed != 1 else ''}(-)")
+    out.write(", ".join(parts) + "\n")
+
+
+def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+    from ..search.diff import whole_patch
+
+    files = result["files"]
+    view = result.get("_view")  # set by run() for plain output only, never in a JSON result
+    if verbose:
+        summary = result["summary"]
+        out.write(f"# {_label(result['from'])} -> {_label(result['to'])}: {summary['filesChanged']} files changed, "
+                  f"+{summary['linesAdded']} -{summary['linesRemoved']}\n")
+    if view == "name-only":
+        out.write("".join(f["path"] + "\n" for f in files))
+    elif view == "numstat":
+        for f in files:
+            counts = "-\t-" if f["added"] is None else f"{f['added']}\t{f['removed']}"
+            out.write(f"{counts}\t{_numstat_path(f)}\n")
+    elif view == "stat":
+        _stat(files, out)
+    else:
+        out.write(whole_patch(result))
+
+
+def _label(target: dict[str, Any]) -> str:
+    if "commit" in target:
+        return f"{target['repoUrl']}@{target['commit'][:12]}"
+    return f"{target['registry']}:{target['name']}@{target['version']}"
