@@ -2,8 +2,8 @@
 
     python bench/run.py            # everything, about a minute and a half; needs npm, pip and the registries
     python bench/run.py --quick    # a quarter of the repeats
-    python bench/run.py --offline  # only what needs no registry (the 20,000-file tree)
-    python bench/run.py --only warm,mcp   # a subset: warm, mcp, cold-npm, cold-pypi, rss, tree
+    python bench/run.py --offline  # only what needs no registry (the 20,000-file tree, the locked project)
+    python bench/run.py --only warm,mcp   # a subset: warm, mcp, cold-npm, cold-pypi, rss, tree, locked
 
 codenav is installed the way a user installs it, twice: ``pip install`` of this checkout into
 a fresh virtual environment, and ``uv pip install --compile-bytecode`` into another (uv is
@@ -227,6 +227,41 @@ class Bench:
         self._ratio_row("(reference) the same listing of the tree as a git repository, `--git-ref <full sha>` "
                         "(pip-installed)", pair, "`python -c pass`", None)
 
+    def locked(self) -> None:
+        """A warm `codenav read npm:NAME PATH` with no version inside a project whose 5 MB
+        package-lock.json pins it: the lockfile's answer comes from the memo, not a parse."""
+        import json
+
+        from tests.fakes.http import FakeServer
+        from tests.fakes.npm import FakeNpm
+
+        project = self.work / "locked-project"
+        project.mkdir()
+        packages = {"": {"name": "app", "dependencies": {"bench-locked": "^1.0.0"}},
+                    "node_modules/bench-locked": {"version": "1.0.0", "resolved": "x", "integrity": "x"}}
+        for n in range(28000):  # about 5 MB of ordinary transitive entries
+            packages[f"node_modules/dep-{n}/node_modules/sub-{n}"] = {
+                "version": f"{n % 9}.{n % 7}.{n % 5}", "resolved": f"https://example.invalid/sub-{n}.tgz",
+                "integrity": "sha512-" + "A" * 86 + "=="}
+        lock = json.dumps({"name": "app", "lockfileVersion": 3, "requires": True, "packages": packages})
+        (project / "package-lock.json").write_text(lock)
+        (project / "package.json").write_text(json.dumps({"name": "app", "dependencies": {"bench-locked": "^1"}}))
+        log(f"a project with a {len(lock) / 2**20:.1f} MiB package-lock.json")
+        with FakeServer() as server:
+            registry = FakeNpm(server)
+            registry.publish("bench-locked", "1.0.0", {"index.js": b"module.exports = 1;\n"})
+            cache = self.fresh_dir("locked-cache")
+            env = self.env(cache, CODENAV_NPM_REGISTRY=registry.url, CODENAV_PROJECT_DIR=str(project))
+            self.run_cli(cache, "read", "npm:bench-locked", "index.js", *WAIT, env=env)
+            args = ["read", "npm:bench-locked", "index.js"]
+            for installer, venv in self.installs.items():
+                codenav, baseline = str(venv / "bin" / "codenav"), [str(venv / "bin" / "python"), "-c", "pass"]
+                pair = harness.compare(lambda c=codenav: ok([c, *args], env),
+                                       lambda b=baseline: harness.run(b, env=env), self.pairs(40), warmup=2)
+                self._ratio_row(f"warm `codenav read` with no version in a project with a "
+                                f"{len(lock) / 2**20:.0f} MB package-lock.json ({installer}-installed)", pair,
+                                "`python -c pass`", 1.5)
+
     def _ratio_row(self, what: str, pair: harness.Pair, baseline: str, limit: float | None) -> None:
         ratio = pair.median_ratio()
         low, high = min(pair.ratios), max(pair.ratios)
@@ -245,7 +280,7 @@ class Bench:
 
 # name (for --only) -> Bench method, in the order of the table
 BENCHMARKS = {"warm": "warm_tools", "mcp": "mcp", "cold-npm": "cold_npm", "cold-pypi": "cold_pypi",
-              "rss": "indexer_rss", "tree": "big_tree"}
+              "rss": "indexer_rss", "tree": "big_tree", "locked": "locked"}
 
 
 def _ms(seconds: float) -> str:
@@ -300,7 +335,7 @@ def main() -> int:
     parser.add_argument("--only", metavar="NAMES", help=f"a comma-separated subset of: {', '.join(BENCHMARKS)}")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (caches, venv) for a look")
     ns = parser.parse_args()
-    chosen = [name for name in (ns.only.split(",") if ns.only else BENCHMARKS) if not ns.offline or name == "tree"]
+    chosen = [name for name in (ns.only.split(",") if ns.only else BENCHMARKS) if not ns.offline or name in ("tree", "locked")]
     unknown = sorted(set(chosen) - set(BENCHMARKS))
     if unknown:
         parser.error(f"unknown benchmark(s): {', '.join(unknown)}")
@@ -310,7 +345,7 @@ def main() -> int:
         installs = {"pip": ns.venv or work / "venv-pip"}
         pip_install(installs["pip"], reuse=ns.venv is not None)
         # Only the warm rows compare installers (the launcher is all that differs).
-        if not ns.no_uv and {"warm", "tree"} & set(chosen) and uv_install(work / "venv-uv", work):
+        if not ns.no_uv and {"warm", "tree", "locked"} & set(chosen) and uv_install(work / "venv-uv", work):
             installs["uv"] = work / "venv-uv"
         bench = Bench(work, installs, ns.quick)
         started = time.monotonic()

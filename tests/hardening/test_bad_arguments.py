@@ -650,7 +650,7 @@ def _cli_arguments(r: Row) -> dict[str, Any]:
     command = tools.REGISTRY[r.tool]
     assert r.argv is not None
     ns = cli._build_parser(command).parse_args([command, *(os.fsdecode(a) for a in r.argv)])
-    args = tools.load(r.tool).arguments(ns)
+    args = tools.load(tools.COMMANDS[command]).arguments(ns)  # one command, one adapter (grep: grep_file's)
     return {k: v for k, v in args.items() if not k.startswith("_")}
 
 
