@@ -25,8 +25,12 @@ _QUICK_OPTIONS = {
     "files": {},
     "read": {"--lines": "lines"},
     "grep": {"--context": "context", "-C": "context"},
+    "symbols": {"--match": "match", "--max": "max", "--cursor": "cursor"},
 }
 _QUICK_FLAGS = {"--json": "json", "--verbose": "verbose", "-v": "verbose"}
+# Per command: flags (store_true) and repeatable options (append: a list of the values given).
+_QUICK_COMMAND_FLAGS = {"symbols": {"--case-sensitive": "case_sensitive"}}
+_QUICK_APPEND = {"symbols": {"--kind": "kind"}}
 
 
 def _build_parser(command: str | None) -> Any:
@@ -77,7 +81,7 @@ class _Namespace:
 
 
 def _quick_namespace(argv: list[str]) -> _Namespace | None:
-    """The namespace argparse would return for a plain files/read/grep call, or None.
+    """The namespace argparse would return for a plain files/read/grep/symbols call, or None.
 
     argparse, with gettext and re, costs a warm call more than the call itself, so the common
     shape is read here: the subcommand, its positionals in one run, and exact options with a
@@ -90,10 +94,12 @@ def _quick_namespace(argv: list[str]) -> _Namespace | None:
         return None
     from .tools import COMMANDS
 
-    options = {**_TARGET_OPTIONS, **_QUICK_OPTIONS[command]}
-    values: dict[str, Any] = {"command": command, "operands": [], "json": False, "verbose": False,
-                              "_tool": COMMANDS[command]}
+    flags = {**_QUICK_FLAGS, **_QUICK_COMMAND_FLAGS.get(command, {})}
+    appended = _QUICK_APPEND.get(command, {})
+    options = {**_TARGET_OPTIONS, **_QUICK_OPTIONS[command], **appended}
+    values: dict[str, Any] = {"command": command, "operands": [], "_tool": COMMANDS[command]}
     values.update((dest, None) for dest in options.values())
+    values.update((dest, False) for dest in flags.values())
     operands_done = False
     words = iter(argv[1:])
     for word in words:
@@ -105,8 +111,8 @@ def _quick_namespace(argv: list[str]) -> _Namespace | None:
             values["operands"].append(word)
             continue
         operands_done = bool(values["operands"])
-        if word in _QUICK_FLAGS:
-            values[_QUICK_FLAGS[word]] = True
+        if word in flags:
+            values[flags[word]] = True
             continue
         name, equals, value = word.partition("=")
         if name not in options or (equals and not name.startswith("--")):
@@ -115,7 +121,10 @@ def _quick_namespace(argv: list[str]) -> _Namespace | None:
             value = next(words, "")
         if not value or value.startswith("-"):
             return None
-        values[options[name]] = value
+        if name in appended:
+            values[options[name]] = (values[options[name]] or []) + [value]
+        else:
+            values[options[name]] = value
     return _Namespace(values)
 
 

@@ -31,6 +31,7 @@ from .open import job_result_path, lock_path
 # name -> "module:function" building it from a finished entry (imported when an entry is built)
 SIDECARS: dict[str, str] = {
     store.LISTING: "codenav.cache.store:write_listing",
+    "symbols.tsv": "codenav.search.symbols.sidecar:write",
 }
 
 

@@ -23,6 +23,7 @@ REGISTRY: dict[str, str] = {
     "list_files": "files",
     "read_file": "read",
     "grep_file": "grep",
+    "search_symbols": "symbols",
     "codesearch": "search",
     "codefetch": "fetch",
 }
