@@ -30,6 +30,7 @@ from tests.fakes.npm import FakeNpm
 FILES = {
     "package.json": b'{"name": "demo"}\n',
     "lib/a.js": b"// A\nfunction Alpha() {}\nexports.alpha = Alpha;\n",
+    "lib/types.d.ts": b"export interface AlphaOptions { strict?: boolean }\n",
     "lib/sub/b.js": b"export const b = 1;\n",
     "libx.js": b"x\n",
     "lib.js": b"y\n",
@@ -79,9 +80,11 @@ def imported_by(argv: list[str]) -> set[str]:
     ["files", SPEC],
     ["files", SPEC, "lib"],
     ["grep", SPEC, "alpha", "lib/a.js"],
+    ["symbols", SPEC, "Alpha"],
+    ["symbols", SPEC, "alpha", "lib", "--kind", "function", "--kind", "interface", "--match", "prefix", "--max", "5"],
 ])
 def test_a_warm_call_imports_no_network_validation_or_heavy_module(registry, argv):
-    """On a cached package, read/files/grep import neither requests, urllib3 nor jsonschema,
+    """On a cached package, read/files/grep/symbols import neither requests, urllib3 nor jsonschema,
     and none of the stdlib modules that cost more than the call itself."""
     assert cli.main(["files", SPEC, "--wait", "60000"]) == 0  # index it (cold)
     loaded = imported_by(argv)
@@ -99,7 +102,9 @@ def test_json_output_still_avoids_the_network_and_validation_modules(registry):
 
 WORDS = [SPEC, "lib/a.js", "pat", "--json", "--verbose", "-v", "--lines", "1-5", "--lines=2-3", "--context", "2",
          "-C", "3", "--context=4", "--wait", "100", "--wait=5", "--repo-url", "u", "--git-ref", "r", "--", "-", "",
-         "-x", "--li", "-C3", "--json=1", "--context", "x", "-5", "--lines=", "--verb", "-h", "--help", "é"]
+         "-x", "--li", "-C3", "--json=1", "--context", "x", "-5", "--lines=", "--verb", "-h", "--help", "é",
+         "--kind", "function", "--kind=class", "--match", "prefix", "--max", "3", "--cursor", "2-00ff",
+         "--case-sensitive", "--case", "--ma"]
 
 
 def argparse_namespace(argv: list[str]) -> dict | None:
@@ -139,22 +144,32 @@ def test_uncommon_command_lines_go_to_argparse(argv):
 
 @pytest.mark.parametrize("command", sorted(cli._QUICK_OPTIONS))
 def test_the_quick_option_table_matches_the_parsers(command):
-    """Every option of files/read/grep is in the quick table, with argparse's dest, and takes
-    its value as a string (no argparse type the quick reader would have to copy)."""
+    """Every option of files/read/grep/symbols is in the quick tables, with argparse's dest, and
+    takes its value as a string (no argparse type the quick reader would have to copy); a
+    repeatable option is an append, a command's own flag a store_true."""
+    import argparse
+
     parser = cli._build_parser(command)
     sub = next(a for a in parser._actions if a.dest == "command").choices[command]
     table = {**cli._TARGET_OPTIONS, **cli._QUICK_OPTIONS[command]}
-    seen = {}
+    flags = {**cli._QUICK_FLAGS, **cli._QUICK_COMMAND_FLAGS.get(command, {})}
+    appended = cli._QUICK_APPEND.get(command, {})
+    seen, seen_appended = {}, {}
     for action in sub._actions:
         if not action.option_strings or action.dest == "help":
             continue
         for option in action.option_strings:
-            if option in cli._QUICK_FLAGS:
-                assert (action.dest, action.const) == (cli._QUICK_FLAGS[option], True)
+            if option in flags:
+                assert isinstance(action, argparse._StoreTrueAction), option
+                assert (action.dest, action.const) == (flags[option], True)
+            elif isinstance(action, argparse._AppendAction):
+                assert (action.type, action.nargs, action.default) == (None, None, None), option
+                seen_appended[option] = action.dest
             else:
                 assert (action.type, action.nargs, action.default) == (None, None, None), option
                 seen[option] = action.dest
     assert seen == table
+    assert seen_appended == appended
 
 
 # --- shortcuts against the code they replace -----------------------------------------------

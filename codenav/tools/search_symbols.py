@@ -113,16 +113,14 @@ def _fingerprint(query: str, prefix: str | None, kinds: list[str] | None, match:
     return f"{crc32(key.encode('utf-8')):08x}"
 
 
-def _offset(cursor: Any, fingerprint: str, total: int) -> int:
+def _offset(cursor: Any, fingerprint: str) -> int:
+    """The position a cursor of this query continues from (checked before any download)."""
     if cursor is None:
         return 0
     number, _, mark = cursor.partition("-") if isinstance(cursor, str) else ("", "", "")
-    if not number.isdigit() or len(number) > 9 or mark[:8] != fingerprint[:8] or len(mark) != 8:
+    if not number.isdigit() or len(number) > 9 or mark != fingerprint:
         raise invalid("the cursor is not one this query gave out; start again without a cursor", "cursor")
-    offset = int(number)
-    if offset > total:
-        raise invalid("the cursor is past the last result; start again without a cursor", "cursor")
-    return offset
+    return int(number)
 
 
 def run(args: dict[str, Any]) -> dict[str, Any]:
@@ -130,17 +128,16 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     from ..search.symbols.sidecar import write
 
     query, prefix, kinds, match, case_sensitive, limit = _check(args)  # before any download
-    cursor = args.get("cursor")
-    if cursor is not None and not isinstance(cursor, str):
-        raise invalid("cursor must be the nextCursor string of a previous page", "cursor")
+    fingerprint = _fingerprint(query, prefix, kinds, match, case_sensitive)
+    start = _offset(args.get("cursor"), fingerprint)
     entry = _target.open_entry(args)
     index = entry.sidecar(SIDECAR, write)
     mode, found = search(index, query, match, case_sensitive, kinds, prefix or "")
     if prefix:  # the core tests a string prefix; a directory prefix must not take 'libx' for 'lib'
         under = prefix + "/"
         found = [s for s in found if s.path == prefix or s.path.startswith(under)]
-    fingerprint = _fingerprint(query, prefix, kinds, match, case_sensitive)
-    start = _offset(cursor, fingerprint, len(found))
+    if start > len(found):
+        raise invalid("the cursor is past the last result; start again without a cursor", "cursor")
     page = [s.as_dict() for s in found[start:start + limit]]
     recorded = counts(index) or {}
     result: dict[str, Any] = {"target": entry.target, "query": query, "matchMode": mode, "results": page,
@@ -175,13 +172,13 @@ def _fit(result: dict[str, Any], page: list[dict[str, Any]]) -> list[dict[str, A
 def _none_hint(mode: str, kinds: list[str] | None, prefix: str | None, case_sensitive: bool) -> str:
     widen = []
     if mode != "substring":
-        widen.append("match='substring'")
+        widen.append("a substring match (match substring)")
     if kinds:
         widen.append("no kind filter")
     if prefix:
         widen.append("no path_prefix")
     if case_sensitive:
-        widen.append("case_sensitive=false")
+        widen.append("ignoring case")
     return "no definition found; try " + ", ".join(widen) if widen else (
         "no definition found; grep_file or read_file find uses and text that are not definitions")
 
