@@ -47,7 +47,7 @@ export class Router {
 
 export type Handler = (req: unknown) => void;
 export enum Method { Get, Post }
-const routerCache = new Map();
+const routerCache = new Map<string, Router>();
 """,
     "types/index.d.ts": b"""declare namespace demo {
   function router(options?: object): unknown;
