@@ -1,8 +1,8 @@
 """The warm path: a call on a cached target stays cheap, and its shortcuts answer as before.
 
-A warm ``codenav read``/``files``/``grep`` must cost little more than starting Python (the
-benchmarks in bench/), so it avoids argparse, json, re, typing and pathlib, and never imports
-the network or validation libraries. Each shortcut taken for that is checked here against
+A warm ``codenav read``/``files``/``grep``/``symbols`` must cost little more than starting
+Python (the benchmarks in bench/), so it avoids argparse, json, re, typing and pathlib, and
+never imports the network or validation libraries. Each shortcut taken for that is checked here against
 the general code it stands in for.
 """
 
