@@ -26,14 +26,17 @@ _QUICK_OPTIONS = {
     "read": {"--lines": "lines"},
     "grep": {"--context": "context", "-C": "context", "--max-matches": "max_matches", "-m": "max_matches",
              "--cursor": "cursor", "--max-columns": "max_columns"},
+    "symbols": {"--match": "match", "--max": "max", "--cursor": "cursor"},
 }
 _QUICK_FLAGS = {"--json": "json", "--verbose": "verbose", "-v": "verbose", "--no-project": "no_project"}
 # Per command: flags without a value (store_true) and options that may repeat (append).
 _QUICK_COMMAND_FLAGS = {
     "grep": {"--regex": "regex", "--case-sensitive": "case_sensitive", "-s": "case_sensitive",
              "--whole-words": "whole_words", "-w": "whole_words"},
+    "symbols": {"--case-sensitive": "case_sensitive"},
 }
-_QUICK_APPEND = {"files": {"--glob": "glob", "-g": "glob"}, "grep": {"--glob": "glob", "-g": "glob"}}
+_QUICK_APPEND = {"files": {"--glob": "glob", "-g": "glob"}, "grep": {"--glob": "glob", "-g": "glob"},
+                 "symbols": {"--kind": "kind"}}
 
 
 def _build_parser(command: str | None) -> Any:
@@ -86,7 +89,7 @@ class _Namespace:
 
 
 def _quick_namespace(argv: list[str]) -> _Namespace | None:
-    """The namespace argparse would return for a plain files/read/grep call, or None.
+    """The namespace argparse would return for a plain files/read/grep/symbols call, or None.
 
     argparse, with gettext and re, costs a warm call more than the call itself, so the common
     shape is read here: the subcommand, its positionals in one run, and exact options with a

@@ -81,11 +81,20 @@ def test_a_sidecar_missing_from_an_older_entry_is_derived_on_first_use(npm, tmp_
     entry = store.find(folder.relative_to(tmp_path / "cache" / "entries").as_posix())
     path = entry.sidecar(store.LISTING, store.write_listing)
     assert Path(path).read_text() == published
-    assert sorted(p.name for p in folder.iterdir()) == ["manifest.json", store.LISTING, "tree"]
+    names = {p.name for p in folder.iterdir()}
+    assert {"manifest.json", "tree", *indexing.SIDECARS} <= names
+    assert not [name for name in names if name.startswith(f".{store.LISTING}.")]
 
 
 def test_every_sidecar_of_the_table_is_published_with_the_entry(npm, tmp_path):
-    """Indexing writes each sidecar of indexing.SIDECARS before the entry's one rename."""
+    """Indexing writes each sidecar of indexing.SIDECARS before the entry's one rename, and the
+    same indexer derives each of LATE_SIDECARS right after publication."""
+    import time
+
     npm.publish("demo", "1.0.0", FILES)
     _list()
     assert set(indexing.SIDECARS) <= {p.name for p in _entry_dir(tmp_path).iterdir()}
+    deadline = time.monotonic() + 30
+    while not set(indexing.LATE_SIDECARS) <= {p.name for p in _entry_dir(tmp_path).iterdir()}:
+        assert time.monotonic() < deadline, "the late sidecars never appeared"
+        time.sleep(0.05)

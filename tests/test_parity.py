@@ -127,7 +127,7 @@ def check(world, tool: str, arguments: dict, argv: list[str], *, code: str | Non
     else:
         contract.validator("error").validate(payload)
         assert payload["error"]["code"] == code
-        assert proc.returncode == (2 if tool in ("grep_file", "codesearch") else 1)
+        assert proc.returncode == (2 if tool in ("grep_file", "search_symbols", "codesearch") else 1)
     return payload
 
 
@@ -229,6 +229,22 @@ def test_diff_versions_pages_are_byte_identical(world):
         payload = check(world, "diff_versions", {**arguments, "cursor": cursor}, [*argv, "--cursor", cursor])
         pages += 1
     assert pages > 1
+
+
+@pytest.mark.parametrize("arguments,argv,code", [
+    ({**DEMO, "query": "x"}, ["symbols", "npm:demo@1.0.0", "x"], None),
+    ({**DEMO, "query": "X", "match": "prefix", "kind": ["variable"], "max_results": 1},
+     ["symbols", "npm:demo@1.0.0", "X", "--match", "prefix", "--kind", "variable", "--max", "1"], None),
+    ({**DEMO, "query": "nothing"}, ["symbols", "npm:demo@1.0.0", "nothing"], None),
+    ({"registry": "npm", "package_name": "nope", "query": "x"}, ["symbols", "npm:nope", "x"], "NOT_FOUND"),
+    ({**DEMO, "query": "x", "cursor": "7-00000000"}, ["symbols", "npm:demo@1.0.0", "x", "--cursor", "7-00000000"],
+     "INVALID_ARGUMENT"),
+    ({**DEMO, "query": "x", "kind": ["widget"]}, ["symbols", "npm:demo@1.0.0", "x", "--kind", "widget"],
+     "INVALID_ARGUMENT"),
+])
+def test_search_symbols_parity(world, arguments, argv, code):
+    """search_symbols: found, prefix page, none found and errors are byte-identical."""
+    check(world, "search_symbols", arguments, argv, code=code)
 
 
 HIT = grepapp.hit_text("octo/demo", "src/app.py", [(3, ["", "  def get(", "Path: x"])])

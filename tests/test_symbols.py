@@ -416,6 +416,14 @@ def test_typescript_signatures_generics_and_docs() -> None:
         "declare function overloaded(a: string): string", "declare function overloaded(a: number): number"]
 
 
+def test_typescript_type_arguments_of_new_do_not_split_a_declarator() -> None:
+    """`new Map<string, Router>()` declares one variable: the comma inside its type arguments is no declarator."""
+    symbols = extract("src/cache.ts", b"const cache = new Map<string, Router>(), other = 2;\n"
+                                      b"const m = new a.B<C<D>, E>();\nlet lt = new X < y, z = 3;\n")
+    assert [(s.name, s.line) for s in symbols] == [("cache", 1), ("other", 1), ("m", 2), ("lt", 3), ("z", 3)]
+    assert symbols[0].signature == "const cache = new Map<string, Router>()"
+
+
 JS_SOURCE = '''\
 'use strict'
 var express = require('express')

@@ -1,8 +1,8 @@
 """The warm path: a call on a cached target stays cheap, and its shortcuts answer as before.
 
-A warm ``codenav read``/``files``/``grep`` must cost little more than starting Python (the
-benchmarks in bench/), so it avoids argparse, json, re, typing and pathlib, and never imports
-the network or validation libraries. Each shortcut taken for that is checked here against
+A warm ``codenav read``/``files``/``grep``/``symbols`` must cost little more than starting
+Python (the benchmarks in bench/), so it avoids argparse, json, re, typing and pathlib, and
+never imports the network or validation libraries. Each shortcut taken for that is checked here against
 the general code it stands in for.
 """
 
@@ -30,6 +30,7 @@ from tests.fakes.npm import FakeNpm
 FILES = {
     "package.json": b'{"name": "demo"}\n',
     "lib/a.js": b"// A\nfunction Alpha() {}\nexports.alpha = Alpha;\n",
+    "lib/types.d.ts": b"export interface AlphaOptions { strict?: boolean }\n",
     "lib/sub/b.js": b"export const b = 1;\n",
     "libx.js": b"x\n",
     "lib.js": b"y\n",
@@ -81,9 +82,11 @@ def imported_by(argv: list[str]) -> set[str]:
     ["grep", SPEC, "alpha", "lib/a.js"],
     ["grep", SPEC, "alpha"],
     ["grep", SPEC, "alpha", "lib"],
+    ["symbols", SPEC, "Alpha"],
+    ["symbols", SPEC, "alpha", "lib", "--kind", "function", "--kind", "interface", "--match", "prefix", "--max", "5"],
 ])
 def test_a_warm_call_imports_no_network_validation_or_heavy_module(registry, argv):
-    """On a cached package, read/files/grep import neither requests, urllib3 nor jsonschema,
+    """On a cached package, read/files/grep/symbols import neither requests, urllib3 nor jsonschema,
     and none of the stdlib modules that cost more than the call itself."""
     assert cli.main(["files", SPEC, "--wait", "60000"]) == 0  # index it (cold)
     loaded = imported_by(argv)
@@ -102,7 +105,9 @@ def test_json_output_still_avoids_the_network_and_validation_modules(registry):
 WORDS = [SPEC, "lib/a.js", "pat", "--json", "--verbose", "-v", "--lines", "1-5", "--lines=2-3", "--context", "2",
          "-C", "3", "--context=4", "--wait", "100", "--wait=5", "--repo-url", "u", "--git-ref", "r", "--", "-", "",
          "--regex", "-s", "-w", "-g", "*.js", "--glob=!x", "-m", "7", "--cursor", "MQ", "--max-columns=9", "-sw",
-         "-x", "--li", "-C3", "--json=1", "--context", "x", "-5", "--lines=", "--verb", "-h", "--help", "é"]
+         "-x", "--li", "-C3", "--json=1", "--context", "x", "-5", "--lines=", "--verb", "-h", "--help", "é",
+         "--kind", "function", "--kind=class", "--match", "prefix", "--max", "3", "--cursor", "2-00ff",
+         "--case-sensitive", "--case", "--ma"]
 
 
 def argparse_namespace(argv: list[str]) -> dict | None:
@@ -142,8 +147,10 @@ def test_uncommon_command_lines_go_to_argparse(argv):
 
 @pytest.mark.parametrize("command", sorted(cli._QUICK_OPTIONS))
 def test_the_quick_option_table_matches_the_parsers(command):
-    """Every option of files/read/grep is in the quick table, with argparse's dest, and takes
-    its value as a string (no argparse type the quick reader would have to copy)."""
+    """Every option of files/read/grep/symbols is in the quick tables, with argparse's dest, and
+    takes its value as a string (no argparse type the quick reader would have to copy); a
+    repeatable option is an append, a command's own flag a store_true."""
+
     parser = cli._build_parser(command)
     sub = next(a for a in parser._actions if a.dest == "command").choices[command]
     table = {**cli._TARGET_OPTIONS, **cli._QUICK_OPTIONS[command]}

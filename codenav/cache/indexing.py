@@ -8,9 +8,10 @@ manifest and every sidecar of ``SIDECARS`` are written into the build directory,
 publishes it all: a reader sees the whole entry or none of it. Any failure leaves nothing
 behind but the error in ``jobs/``.
 
-Derived data (a symbol index, a search list) is one more line in ``SIDECARS``: a name and a
-``build(entry, out_path)`` function; entries published before it existed get it on first use
-(store.Entry.sidecar).
+Derived data is one more line in ``SIDECARS`` (written before the rename, so it is there for
+the first reader) or ``LATE_SIDECARS`` (costly ones, such as the symbol index, derived by the
+same indexer right after publication): a name and a ``build(entry, out_path)`` function.
+Entries published before a sidecar existed get it on first use (store.Entry.sidecar).
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ from .open import job_result_path, lock_path
 # name -> "module:function" building it from a finished entry (imported when an entry is built)
 SIDECARS: dict[str, str] = {
     store.LISTING: "codenav.cache.store:write_listing",
+}
+# Derived by the same indexer right after publication: costly (the symbol index of a large
+# package takes seconds), so a caller waiting for its first listing or read does not wait for
+# them; a tool that needs one before it exists derives it itself (store.Entry.sidecar).
+LATE_SIDECARS: dict[str, str] = {
+    "symbols.tsv": "codenav.search.symbols.sidecar:write",
 }
 
 
@@ -85,6 +92,7 @@ def _build_locked(job: dict[str, Any]) -> str:
                        max_bytes=limits.max_total_bytes + limits.max_files * 4096)
 
         _publish(key, target_echo, fetch, Unpack("tar"), limits)
+        _derive_late(key)
         return key
 
     from .. import registries
@@ -98,6 +106,7 @@ def _build_locked(job: dict[str, Any]) -> str:
 
         _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits)
     aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
+    _derive_late(artifact.key)
     return artifact.key
 
 
@@ -163,6 +172,22 @@ def _derive(entry: store.Entry) -> None:
     for name, where in SIDECARS.items():
         module, _, function = where.partition(":")
         getattr(import_module(module), function)(entry, entry.sidecar_path(name))
+
+
+def _derive_late(key: str) -> None:
+    """Every sidecar of LATE_SIDECARS the published entry ``key`` lacks; a failure here is the
+    sidecar's, never the entry's (a tool derives it again on first use)."""
+    from importlib import import_module
+
+    entry = store.find(key)
+    if entry is None:
+        return
+    for name, where in LATE_SIDECARS.items():
+        module, _, function = where.partition(":")
+        try:
+            entry.sidecar(name, getattr(import_module(module), function))
+        except Exception as exc:  # noqa: BLE001 — logged, and the entry stays served
+            sys.stderr.write(f"codenav: the {name} sidecar of {key} was not built ({type(exc).__name__})\n")
 
 
 def _move_aside_unreadable(final: Path, key: str) -> None:

@@ -25,6 +25,7 @@ REGISTRY: dict[str, str] = {
     "grep_file": "grep",
     "grep_repo": "grep",
     "diff_versions": "diff",
+    "search_symbols": "symbols",
     "codesearch": "search",
     "codefetch": "fetch",
 }

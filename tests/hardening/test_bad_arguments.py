@@ -58,8 +58,8 @@ DEMO = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
 SPEC = "npm:demo@1.0.0"
 SECRET = "AKIAIOSFODNN7EXAMPLE"  # AWS's documented example key id: credential-shaped, not a credential
 BLOB = "https://github.com/octo/demo/blob/main/src/app.py"
-ERROR_EXIT = {"list_files": 1, "read_file": 1, "grep_file": 2, "grep_repo": 2, "diff_versions": 1, "codesearch": 2,
-              "codefetch": 1}
+ERROR_EXIT = {"list_files": 1, "read_file": 1, "grep_file": 2, "grep_repo": 2, "diff_versions": 1, "search_symbols": 2,
+              "codesearch": 2, "codefetch": 1}
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,8 @@ for kind, value, on_cli in PATHS:
         (SPEC, "x", cli_value) if on_cli else None)
     row("codefetch", f"path-{kind}", "path", {"repo": "octo/demo", "path": value},
         ("--repo", "octo/demo", "--path", cli_value) if on_cli else None)
+    row("search_symbols", f"prefix-{kind}", "path_prefix", {**DEMO, "query": "x", "path_prefix": value},
+        (SPEC, "x", cli_value) if on_cli else None)
 for tool, key in (("read_file", "path"), ("grep_file", "path"), ("codefetch", "path")):
     extra = {"pattern": "x"} if tool == "grep_file" else {}
     base = {"repo": "octo/demo"} if tool == "codefetch" else dict(DEMO)
@@ -136,7 +138,8 @@ for tool, key in (("read_file", "path"), ("grep_file", "path"), ("codefetch", "p
 
 GIT_URL = "http://127.0.0.1:9/never.git"  # refused before git ever runs in every row below
 for tool, extra, cli_extra in (("list_files", {}, ()), ("read_file", {"path": "index.js"}, ("index.js",)),
-                               ("grep_file", {"pattern": "x", "path": "index.js"}, ("x", "index.js"))):
+                               ("grep_file", {"pattern": "x", "path": "index.js"}, ("x", "index.js")),
+                               ("search_symbols", {"query": "x"}, ("x",))):
     row(tool, "both-forms", "repo_url", {**DEMO, **extra, "repo_url": GIT_URL})
     row(tool, "both-forms-cli", "spec", None, ("--repo-url", GIT_URL, SPEC, *cli_extra), names="package spec")
     row(tool, "both-forms-git-ref", "repo_url", {**DEMO, **extra, "git_ref": "main"})
@@ -223,7 +226,8 @@ row("read_file", "lines-plus-cli", "lines", None, (SPEC, "index.js", "--lines", 
 row("read_file", "path-missing", "path", {**DEMO})
 row("read_file", "path-missing-cli", "path", None, (SPEC,))
 row("read_file", "extra-operand-cli", "path", None, (SPEC, "index.js", "more"))
-for tool, base in (("list_files", DEMO), ("read_file", R), ("grep_file", {**R, "pattern": "x"})):
+for tool, base in (("list_files", DEMO), ("read_file", R), ("grep_file", {**R, "pattern": "x"}),
+                   ("search_symbols", {**DEMO, "query": "x"})):
     row(tool, "unknown-key", "bogus", {**base, "bogus": 1})
     row(tool, "unknown-key-cli-switch", "_unbounded", {**base, "_unbounded": True})  # a CLI-only switch
     row(tool, "unknown-key-camel-case", "packageName", {**base, "packageName": "demo"})
@@ -268,6 +272,38 @@ row("grep_repo", "cursor-garbage", "cursor", {**DEMO, "pattern": "x", "cursor": 
 row("grep_repo", "prefix-traversal", "path_prefix", {**DEMO, "pattern": "x", "path_prefix": "../x"})
 row("grep_repo", "unknown-key", "bogus", {**DEMO, "pattern": "x", "bogus": 1})
 row("grep_repo", "unknown-key-cli-switch", "_unbounded", {**DEMO, "pattern": "x", "_unbounded": True})
+
+# --- search_symbols: query, kind, match, max_results, cursor (SPEC §2.9) ----------------------
+
+S = {**DEMO, "query": "x"}
+row("search_symbols", "query-empty", "query", {**DEMO, "query": ""}, (SPEC, ""))
+row("search_symbols", "query-huge", "query", {**DEMO, "query": "q" * MB})
+row("search_symbols", "query-huge-cli", "query", {**DEMO, "query": "q" * CLI_HUGE}, (SPEC, "q" * CLI_HUGE))
+row("search_symbols", "query-newline", "query", {**DEMO, "query": "a\nb"}, (SPEC, "a\nb"))
+row("search_symbols", "query-tab", "query", {**DEMO, "query": "a\tb"}, (SPEC, "a\tb"))
+row("search_symbols", "query-non-utf8", "query", {**DEMO, "query": "\udcff"}, (SPEC, b"\xff"))
+row("search_symbols", "query-type-int", "query", {**DEMO, "query": 5})
+row("search_symbols", "query-type-list", "query", {**DEMO, "query": ["x"]})
+row("search_symbols", "query-missing", "query", dict(DEMO))
+row("search_symbols", "query-missing-cli", "query", None, (SPEC,))
+row("search_symbols", "extra-operand-cli", "path_prefix", None, (SPEC, "x", "lib", "more"), names="PATH_PREFIX")
+row("search_symbols", "kind-unknown", "kind", {**S, "kind": ["widget"]}, (SPEC, "x", "--kind", "widget"))
+row("search_symbols", "kind-empty-name", "kind", {**S, "kind": [""]}, (SPEC, "x", "--kind", ""))
+row("search_symbols", "kind-empty-list", "kind", {**S, "kind": []})
+row("search_symbols", "kind-type-string", "kind", {**S, "kind": "function"})
+row("search_symbols", "kind-item-type", "kind", {**S, "kind": [1]})
+row("search_symbols", "match-unknown", "match", {**S, "match": "fuzzy"}, (SPEC, "x", "--match", "fuzzy"))
+row("search_symbols", "match-type", "match", {**S, "match": 1})
+row("search_symbols", "case-sensitive-type", "case_sensitive", {**S, "case_sensitive": "yes"})
+for kind, value in (("zero", 0), ("too-big", 501), ("huge", 10**20), ("negative", -1)):
+    row("search_symbols", f"max-{kind}", "max_results", {**S, "max_results": value}, (SPEC, "x", "--max", str(value)))
+for kind, value in (("string", "5"), ("float", 1.5), ("bool", True), ("null", None)):
+    row("search_symbols", f"max-type-{kind}", "max_results", {**S, "max_results": value})
+row("search_symbols", "max-word-cli", "max_results", None, (SPEC, "x", "--max", "five"), names="--max")
+row("search_symbols", "cursor-empty", "cursor", {**S, "cursor": ""}, (SPEC, "x", "--cursor", ""))
+row("search_symbols", "cursor-made-up", "cursor", {**S, "cursor": "abc"}, (SPEC, "x", "--cursor", "abc"))
+row("search_symbols", "cursor-huge", "cursor", {**S, "cursor": "1" * MB})
+row("search_symbols", "cursor-type", "cursor", {**S, "cursor": 5})
 
 # --- codesearch (SPEC §2.6) -----------------------------------------------------------------
 

@@ -64,6 +64,8 @@ TOOL_ARGUMENTS: dict[str, list[dict[str, Any]]] = {
                   {**DEMO, "path": "nope.js"}],
     "grep_file": [{**DEMO, "path": "index.js", "pattern": "a", "context": 1}, {**DEMO, "path": "lib/a.js", "pattern": "\\d"}],
     "grep_repo": [{**DEMO, "pattern": "a", "context": 1, "glob": ["*.js"], "max_matches": 5}, {**DEMO, "pattern": "x"}],
+    "search_symbols": [{**DEMO, "query": "a"}, {**DEMO, "query": "x", "match": "substring", "kind": ["variable"],
+                                                "max_results": 1, "path_prefix": "lib"}],
     "codesearch": [{"query": "os.sep"}, {"query": "x", "regex": True, "case_sensitive": True, "language": ["Python"]},
                    {"query": "slow down", "repo": "octo/"}],
     "codefetch": [{"repo": "octo/demo", "path": "src/app.py"}, {"url": BLOB, "start_line": 1, "end_line": 1},

@@ -20,6 +20,9 @@ Index format (version 1), UTF-8, ``\\n``-terminated lines. The first line is the
 ``end_line`` is empty when unknown; ``exported`` is ``1``, ``0`` or empty (the language does
 not say); ``container`` and ``doc`` are empty when absent. In every field a backslash, tab,
 newline and carriage return are written ``\\\\``, ``\\t``, ``\\n``, ``\\r``.
+An index written by ``build_index`` ends with a counts line: it starts with a tab (no symbol
+has an empty name) and holds ``key=value`` fields (``files``, ``symbols``, ``skipped``,
+``other``); ``counts(index_file)`` reads it from the file's tail, and ``query`` passes over it.
 
 Ordering of ``query`` results: exact matches, then prefix matches, then substring matches;
 within each, exported before unsaid before internal, then source before tests, then the
@@ -31,7 +34,7 @@ from __future__ import annotations
 
 from .model import KINDS, SIGNATURE_CHARS, Skipped, Symbol
 
-__all__ = ["KINDS", "SIGNATURE_CHARS", "Skipped", "Symbol", "build_index", "extract", "query", "search",
+__all__ = ["KINDS", "SIGNATURE_CHARS", "Skipped", "Symbol", "build_index", "counts", "extract", "query", "search",
            "write_index"]
 
 TYPE_CHECKING = False  # annotations only: a warm query must not import typing
@@ -210,8 +213,29 @@ def build_index(files: Iterable[tuple[str, bytes]], out_file: str | TextIO) -> d
                 counts["files"] += 1
                 yield from result
 
+    if isinstance(out_file, str):
+        with open(out_file, "w", encoding="utf-8", newline="\n") as handle:
+            return build_index(files, handle)
     counts["symbols"] = write_index(symbols(), out_file)
+    out_file.write("".join(f"\t{key}={value}" for key, value in counts.items()) + "\n")
     return counts
+
+
+def counts(index_file: str) -> dict[str, int] | None:
+    """The counts ``build_index`` recorded at the end of ``index_file``, or None (no counts line)."""
+    with open(index_file, "rb") as handle:
+        handle.seek(0, 2)
+        handle.seek(max(0, handle.tell() - 256))
+        tail = handle.read().decode("utf-8", "replace")
+    last = tail[tail.rfind("\n", 0, len(tail) - 1) + 1:]
+    if not last.startswith("\t"):
+        return None
+    found = {}
+    for field in last.strip("\t\n").split("\t"):
+        key, _, value = field.partition("=")
+        if value.isdigit():
+            found[key] = int(value)
+    return found
 
 
 def is_test_path(path: str) -> bool:
@@ -252,6 +276,8 @@ def query(index_file: str, text: str, match: str = "exact", case_sensitive: bool
 
             raise CodenavError("CONFIG_ERROR", f"{index_file} is not a symbol index of this version")
         for line in handle:
+            if line[0] == "\t":  # the counts line of build_index
+                continue
             if qualified:
                 fields = line.rstrip("\n").split("\t")
                 container = _unescape(fields[5])

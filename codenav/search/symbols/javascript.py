@@ -387,6 +387,14 @@ class _Scanner:
                     continue
                 if value == ";" or value in (")", "]", "}") or (stop_comma and value == ","):
                     return i
+            elif tok[TYPE] == NAME and tok[VALUE] == "new":
+                # `new Map<string, Router>()`: the type arguments' comma must not end a declarator
+                j = i + 1
+                while j < self.n and (self.typ(j) == NAME or self.val(j) == "."):
+                    j += 1
+                if j > i + 1 and self.val(j) == "<":
+                    i = self.skip_angles(j)
+                    continue
             i += 1
         return i
 

@@ -1,0 +1,207 @@
+"""search_symbols / ``codenav symbols``: where a name is defined in a target (SPEC §2.9).
+
+The entry's symbol index (search/symbols/, the ``symbols.tsv`` sidecar) is read line by line;
+an entry cached before the index existed gets it derived on first use. Results come best
+first (search/symbols docstring), a page at a time: ``max_results`` per page, fewer when the
+output budget (SPEC §5) is reached, and an opaque ``nextCursor`` for the rest. Exit codes
+follow grep(1): 0 a symbol found, 1 none, 2 an error.
+"""
+
+from __future__ import annotations
+
+from ..errors import invalid
+from ..targets import cli_int, validate_path
+from . import _target
+
+TYPE_CHECKING = False  # annotations only: a warm call must not import typing
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+NAME = "search_symbols"
+COMMAND = "symbols"
+HELP = "find where a function, class, method, type or variable is defined in a package or repository"
+DESCRIPTION = (
+    "Find the definitions named QUERY in a package or git repository (Python, JavaScript/TypeScript, Rust, Go, "
+    "Java, Ruby, C#, Elixir, PHP).\n\n" + _target.SPEC_HELP + "\n\n"
+    "QUERY is a name, or container.name (e.g. Router.route). Matching ignores case unless --case-sensitive; "
+    "by default exact names, or names starting with QUERY when none is exact. PATH_PREFIX keeps definitions "
+    "under one directory.\n\nExit status as grep: 0 a definition was found, 1 none was, 2 an error."
+)
+USAGE = "codenav symbols [SPEC] QUERY [PATH_PREFIX]"
+ERROR_EXIT = 2
+SIDECAR = "symbols.tsv"
+MAX_QUERY = 1000
+MAX_RESULTS = 500
+DEFAULT_RESULTS = 50
+MATCHES = ("exact", "prefix", "substring")
+_ROOM = 600  # bytes kept for the hint and cursor when the page is fitted to the budget
+
+
+def configure(parser: Any) -> None:
+    parser.usage = (USAGE + " [--kind K]... [--match MODE] [--case-sensitive] [--max N] [--cursor C] "
+                    "[--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]")
+    _target.configure(parser, "[SPEC] QUERY [PATH_PREFIX]")
+    parser.add_argument("--kind", action="append", metavar="K",
+                        help="only this kind (repeatable): function, class, method, variable, constant, type, "
+                             "interface, enum, module, namespace, property")
+    parser.add_argument("--match", metavar="MODE", help="exact, prefix or substring (default: exact, then prefix)")
+    parser.add_argument("--case-sensitive", action="store_true", help="match the letter case of QUERY")
+    parser.add_argument("--max", metavar="N", help=f"results per page (default {DEFAULT_RESULTS}, at most {MAX_RESULTS})")
+    parser.add_argument("--cursor", metavar="C", help="the nextCursor of the previous page")
+
+
+def arguments(ns: Any) -> dict[str, Any]:
+    args, (query, prefix) = _target.split_cli(ns, USAGE, ("QUERY", "PATH_PREFIX"), optional=1)
+    args["query"] = query
+    if prefix is not None:
+        args["path_prefix"] = prefix
+    if ns.kind:
+        args["kind"] = list(ns.kind)
+    if ns.match is not None:
+        args["match"] = ns.match
+    if ns.case_sensitive:
+        args["case_sensitive"] = True
+    if ns.max is not None:
+        args["max_results"] = cli_int(ns.max, "--max", "max_results")
+    if ns.cursor is not None:
+        args["cursor"] = ns.cursor
+    args["_unbounded"] = not ns.json  # plain output is for pipes: max_results alone bounds it
+    return args
+
+
+def _check(args: dict[str, Any]) -> tuple[str, str | None, list[str] | None, str | None, bool, int]:
+    """The validated (query, path_prefix, kinds, match, case_sensitive, max_results)."""
+    from ..search.symbols import KINDS
+
+    query = args.get("query")
+    if not isinstance(query, str) or not query:
+        raise invalid("query must be a non-empty name such as 'Router' or 'Router.route'", "query")
+    if len(query) > MAX_QUERY:
+        raise invalid(f"query is longer than {MAX_QUERY} characters", "query")
+    if "\t" in query or "\n" in query or "\r" in query:
+        raise invalid("query must be a name on one line, without tabs", "query")
+    raw_prefix = args.get("path_prefix")
+    prefix = None
+    if raw_prefix is not None:
+        if not isinstance(raw_prefix, str) or raw_prefix.startswith("/"):
+            raise invalid("path_prefix must be a relative directory prefix such as 'lib' or 'src/utils'",
+                          "path_prefix")
+        stripped = raw_prefix.rstrip("/")
+        prefix = validate_path(stripped, "path_prefix") if stripped else None
+    kinds = args.get("kind")
+    if kinds is not None:
+        if not isinstance(kinds, list) or not kinds or any(k not in KINDS for k in kinds):
+            raise invalid("kind must be a list of: " + ", ".join(KINDS), "kind")
+    match = args.get("match")
+    if match is not None and match not in MATCHES:
+        raise invalid("match must be exact, prefix or substring", "match")
+    case_sensitive = args.get("case_sensitive", False)
+    if not isinstance(case_sensitive, bool):
+        raise invalid("case_sensitive must be true or false", "case_sensitive")
+    limit = args.get("max_results", DEFAULT_RESULTS)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
+        raise invalid(f"max_results must be an integer from 1 to {MAX_RESULTS}", "max_results")
+    return query, prefix, kinds, match, case_sensitive, limit
+
+
+def _fingerprint(query: str, prefix: str | None, kinds: list[str] | None, match: str | None,
+                 case_sensitive: bool) -> str:
+    """What a cursor is tied to: the same query on the same target continues, another is refused."""
+    from zlib import crc32
+
+    key = "\x00".join((query, prefix or "", ",".join(sorted(kinds or ())), match or "", str(case_sensitive)))
+    return f"{crc32(key.encode('utf-8')):08x}"
+
+
+def _offset(cursor: Any, fingerprint: str) -> int:
+    """The position a cursor of this query continues from (checked before any download)."""
+    if cursor is None:
+        return 0
+    number, _, mark = cursor.partition("-") if isinstance(cursor, str) else ("", "", "")
+    if not number.isdigit() or len(number) > 9 or mark != fingerprint:
+        raise invalid("the cursor is not one this query gave out; start again without a cursor", "cursor")
+    return int(number)
+
+
+def run(args: dict[str, Any]) -> dict[str, Any]:
+    from ..search.symbols import counts, search
+    from ..search.symbols.sidecar import write
+
+    query, prefix, kinds, match, case_sensitive, limit = _check(args)  # before any download
+    fingerprint = _fingerprint(query, prefix, kinds, match, case_sensitive)
+    start = _offset(args.get("cursor"), fingerprint)
+    entry = _target.open_entry(args)
+    index = entry.sidecar(SIDECAR, write)
+    mode, found = search(index, query, match, case_sensitive, kinds, prefix or "")
+    if prefix:  # the core tests a string prefix; a directory prefix must not take 'libx' for 'lib'
+        under = prefix + "/"
+        found = [s for s in found if s.path == prefix or s.path.startswith(under)]
+    if start > len(found):
+        raise invalid("the cursor is past the last result; start again without a cursor", "cursor")
+    page = [s.as_dict() for s in found[start:start + limit]]
+    recorded = counts(index) or {}
+    result: dict[str, Any] = {"target": entry.target, "query": query, "matchMode": mode, "results": page,
+                              "totalResults": len(found), "hasMore": False, "nextCursor": None,
+                              "filesIndexed": recorded.get("files", 0), "filesSkipped": recorded.get("skipped", 0)}
+    if not args.get("_unbounded"):
+        page = _fit(result, page)
+        result["results"] = page
+    end = start + len(page)
+    if end < len(found):
+        result["hasMore"] = True
+        result["nextCursor"] = f"{end}-{fingerprint}"
+        result["hint"] = (f"showing results {start + 1}-{end} of {len(found)}; call again with cursor="
+                          f"{result['nextCursor']} for more, or narrow with kind or path_prefix")
+    elif not found:
+        result["hint"] = _none_hint(mode, kinds, prefix, case_sensitive)
+    return result
+
+
+def _fit(result: dict[str, Any], page: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The leading results of ``page`` that fit the output budget (at least one)."""
+    from .. import budget
+
+    used = budget.json_size(dict(result, results=[])) + _ROOM
+    for count, item in enumerate(page):
+        used += budget.json_size(item) + 1
+        if used > budget.BUDGET_BYTES and count:
+            return page[:count]
+    return page
+
+
+def _none_hint(mode: str, kinds: list[str] | None, prefix: str | None, case_sensitive: bool) -> str:
+    widen = []
+    if mode != "substring":
+        widen.append("a substring match (match substring)")
+    if kinds:
+        widen.append("no kind filter")
+    if prefix:
+        widen.append("no path_prefix")
+    if case_sensitive:
+        widen.append("ignoring case")
+    return "no definition found; try " + ", ".join(widen) if widen else (
+        "no definition found; grep_file or read_file find uses and text that are not definitions")
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    return 0 if result["results"] else 1
+
+
+def _line(item: dict[str, Any]) -> str:
+    name = f"{item['container']}.{item['name']}" if item.get("container") else item["name"]
+    signature = item.get("signature", "")
+    return f"{item['path']}:{item['line']}:{item['kind']}:{name}" + (f"  {signature}" if signature else "")
+
+
+def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+    results = result["results"]
+    if verbose:
+        total = result["totalResults"]
+        out.write(f"{result['query']} · {total} definition{'s' if total != 1 else ''} ({result['matchMode']} match)"
+                  f" · {result['filesIndexed']} files indexed, {result['filesSkipped']} skipped\n")
+    for item in results:
+        out.write(_line(item) + "\n")
+        if verbose and item.get("doc"):
+            out.write(f"    {item['doc']}\n")
+    if result.get("hint"):
+        (out if verbose else err).write(f"{'hint: ' if verbose else 'codenav: '}{result['hint']}\n")
