@@ -125,7 +125,8 @@ def error_lines(code: str, message: str, details: dict) -> list[str]:
         lines.append(f"nearest refs: {', '.join(refs[:SHOWN])}")
     paths = details.get("suggestions")
     if code == "FILE_NOT_FOUND" and paths:
-        lines.append(f"did you mean {' or '.join(paths[:3]) if len(paths) <= 3 else ', '.join(paths[:SHOWN])}?")
+        meant = " or ".join(paths) if len(paths) <= 2 else "one of " + ", ".join(paths[:SHOWN])
+        lines.append(f"did you mean {meant}?")
     suggestion = details.get("suggestion")
     if code == "INVALID_ARGUMENT" and suggestion:
         lines.append(f"did you mean {suggestion}?")

@@ -242,3 +242,26 @@ def test_a_deprecated_npm_version_is_served_with_npms_message(registry):
     assert json_out == mcp_text("read_file", {**args, "path": "a.js"}) + "\n"
     assert '"deprecated":"use new instead"' in json_out
     assert '"deprecated"' not in cli("files", SPEC, "--json")[1]
+
+
+def test_verbose_hints_speak_the_cli_words_too():
+    """--verbose shows the hint inline on stdout, in the CLI's words like plain mode's stderr."""
+    code, out, errout = cli("files", SPEC, "*.js", "--verbose")
+    assert (code, errout) == (0, "")
+    assert out.endswith("hint: PATH_PREFIX is a literal directory prefix, not a glob: list without it, or give a "
+                        "folder such as 'lib'\n")
+
+
+def test_error_lines_order_message_recovery_then_action():
+    """words.error_lines puts what details offers between the message and the action, at most 5 of each list."""
+    from codenav.words import error_lines
+
+    details = {"availableRefs": [f"v{i}" for i in range(8)], "requestedRef": "v9",
+               "action": "check the ref, or name a branch or tag with git_ref"}
+    assert error_lines("REF_NOT_FOUND", "no ref v9", details) == [
+        "no ref v9", "nearest refs: v0, v1, v2, v3, v4", "check the ref, or name a branch or tag with --git-ref"]
+    assert error_lines("VERSION_NOT_FOUND", "no version 9", {"availableVersions": [], "latest": None}) == [
+        "no version 9"]
+    paths = {"suggestions": [f"p{i}/a.py" for i in range(5)]}
+    assert error_lines("FILE_NOT_FOUND", "a.py is not a file", paths) == [
+        "a.py is not a file", "did you mean one of p0/a.py, p1/a.py, p2/a.py, p3/a.py, p4/a.py?"]
