@@ -4,12 +4,14 @@ still the MCP envelope byte for byte."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
 
 import pytest
 
+from codenav import contract
 from codenav.cache import open_entry
 from codenav.targets import from_args
 from tests.conftest import run_cli
@@ -78,7 +80,8 @@ def test_plain_grep_prints_what_gnu_grep_prints_without_context(path, pattern):
     assert out == expected
 
 
-@pytest.mark.parametrize(("path", "pattern", "context"), [("index.js", "function", "1"),
+@pytest.mark.parametrize(("path", "pattern", "context"), [("index.js", "function", "0"),
+                                                          ("index.js", "function", "1"),
                                                           ("index.js", "function", "2"),
                                                           ("index.js", "return", "3"),
                                                           ("index.d.ts", "function", "1")])
@@ -98,6 +101,7 @@ def test_plain_grep_is_never_cut_but_json_is_and_equals_mcp():
     args = {**TARGET, "pattern": "function", "path": "index.d.ts"}
     code, out, _ = cli("grep", SPEC, "function", "index.d.ts", "--json")
     assert '"hasMore":true' in out
+    contract.validator("grep_file", "outputSchema").validate(json.loads(out))
     assert out == mcp_text("grep_file", args) + "\n"
 
 
@@ -225,9 +229,8 @@ def test_a_yanked_release_is_served_with_a_warning_and_the_reason(pypi, html_onl
     assert errout == f"codenav: warning: pypi:requests@2.32.0 is yanked{note}\n"
     json_out = cli("files", "pypi:requests@2.32.0", "--json")[1]
     assert json_out == mcp_text("list_files", args) + "\n"
-    import json
-
     assert json.loads(json_out)["target"]["yanked"] == echo
+    contract.validator("list_files", "outputSchema").validate(json.loads(json_out))
     assert cli("files", "pypi:requests@2.32.3")[2] == ""  # the release that is not yanked says nothing
 
 
@@ -241,6 +244,7 @@ def test_a_deprecated_npm_version_is_served_with_npms_message(registry):
     json_out = cli("read", "npm:old@1.0.0", "a.js", "--json")[1]
     assert json_out == mcp_text("read_file", {**args, "path": "a.js"}) + "\n"
     assert '"deprecated":"use new instead"' in json_out
+    contract.validator("read_file", "outputSchema").validate(json.loads(json_out))
     assert '"deprecated"' not in cli("files", SPEC, "--json")[1]
 
 

@@ -97,7 +97,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     entry = _target.open_entry(args)
     row, data = entry.read(path)
     result: dict[str, Any] = {"target": entry.target, "path": path, "pattern": pattern}
-    if context:
+    if args.get("context") is not None:  # as given, 0 included: grep -C 0 still separates groups
         result["filter"] = {"context": context}
     if text.is_binary(data):
         result.update({"isBinary": True, "matchCount": 0, "blocks": [], "hasMore": False,
@@ -150,9 +150,9 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
     if verbose:
         out.write(f"{result['path']} · {result['matchCount']} matching line"
                   f"{'s' if result['matchCount'] != 1 else ''} of {result['totalLines']}\n")
-    # As grep(1): the `--` between groups only with context; without it every line is a match
+    # As grep(1): the `--` between groups only with --context (-C 0 too); without it every line is a match
     # and `| wc -l` counts them.
-    separate = bool(result.get("filter", {}).get("context"))
+    separate = "context" in result.get("filter", {})
     for index, block in enumerate(result["blocks"]):
         if index and separate:
             out.write("--\n")
