@@ -197,6 +197,12 @@ def _run_tool(ns: Any) -> int:
     else:
         _notes(result, sys.stderr)
         module.render(result, ns.verbose, sys.stdout, sys.stderr)
+        target = result.get("target")
+        if isinstance(target, dict) and (target.get("yanked") or target.get("deprecated")):
+            from .words import target_notes
+
+            for note in target_notes(target):
+                sys.stderr.write(f"codenav: {note}\n")
     sys.stdout.flush()
     return module.exit_code(result)
 
@@ -226,13 +232,13 @@ def _schema_error(name: str, args: dict[str, Any]) -> CodenavError | None:
 
 
 def _fail(exc: CodenavError, ns: Any, error_exit: int) -> int:
-    from .contract import dumps
-
     if ns.json:
+        from .contract import dumps
+
         sys.stdout.write(dumps(exc.to_envelope()) + "\n")
     else:
-        sys.stderr.write(f"codenav: {exc.message}\n")
-        action = exc.details.get("action")
-        if action:
-            sys.stderr.write(f"codenav: {action}\n")
+        from .words import error_lines  # the CLI's words for the envelope's (SPEC §4.3)
+
+        for line in error_lines(exc.code, exc.message, exc.details):
+            sys.stderr.write(f"codenav: {line}\n")
     return error_exit

@@ -99,10 +99,23 @@ def parse_spec(spec: str) -> dict[str, Any]:
         version = version or None
     else:
         name, version = rest, None
+        _refuse_pip_pin(prefix, name)
     args: dict[str, Any] = {"registry": registry, "package_name": name}
     if version is not None:
         args["version"] = version
     return args
+
+
+def _refuse_pip_pin(prefix: str, name: str) -> None:
+    """``pypi:requests==2.32.3`` (pip's spelling of a pin): refused with the spec meant.
+
+    Only the exact pin ``==``; the versions work may later accept PEP 508 forms here.
+    """
+    project, equals, version = name.partition("==")
+    if equals and project.strip() and version.strip() and "=" not in version:
+        meant = f"{prefix}:{project.strip()}@{version.strip()}"
+        raise invalid(f"{prefix}:{name} is not a package spec: the version follows '@'", "spec",
+                      suggestion=meant)
 
 
 def looks_like_spec(text: str) -> bool:

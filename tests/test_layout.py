@@ -12,7 +12,7 @@ PACKAGE = ROOT / "codenav"
 # Data flows one way: surface -> tool -> cache -> (target, registry, remote, archive) -> core.
 # A module may import its own layer or a lower one, never a higher one.
 LAYERS = (
-    ("core", ("codenav", "codenav.errors", "codenav.paths", "codenav.proc", "codenav.text", "codenav.contract",
+    ("core", ("codenav", "codenav.errors", "codenav.paths", "codenav.proc", "codenav.text", "codenav.contract", "codenav.words",
               "codenav.budget", "codenav.net")),
     ("sources", ("codenav.targets", "codenav.registries", "codenav.remotes", "codenav.archive", "codenav.lockfiles",
                  "codenav.search")),

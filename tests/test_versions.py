@@ -36,7 +36,8 @@ def _publish_npm(npm) -> None:
         npm.publish("demo", version, {"index.js": f"module.exports = '{version}';\n".encode()}, tag_latest=False)
     npm.tag("demo", "latest", NPM_LATEST)
     npm.tag("demo", "next", "3.0.0-alpha.1")
-    npm.deprecated["demo"] = dict(NPM_DEPRECATED)
+    for version, message in NPM_DEPRECATED.items():
+        npm.deprecate("demo", version, message)
 
 
 def _npm_picks(npm, specs: list[str], tmp_path: Path) -> list[str]:

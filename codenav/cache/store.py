@@ -102,7 +102,7 @@ class Entry:
         head, newline, body = text.partition("\n")
         fields = head.split(" ")
         if not newline or " ".join(fields[:2]) != _LISTING_HEADER or len(fields) != 4:
-            return None
+            return None  # also a fifth field, `flagged`: see write_listing
         try:
             count, skipped = int(fields[2].removeprefix("files=")), int(fields[3].removeprefix("skipped="))
         except ValueError:
@@ -135,9 +135,9 @@ class Entry:
         found = self._index.get(path)
         if found is None:
             details: dict[str, Any] = {"filePath": path, "action": "list the files with list_files"}
-            close = _close_matches(path, self._index)
+            close = suggestions(path, list(self._index))
             if close:
-                details["didYouMean"] = close
+                details["suggestions"] = close
             raise CodenavError("FILE_NOT_FOUND", f"{path} is not a file of this target", details=details)
         return Row(found)
 
@@ -163,14 +163,26 @@ class Entry:
             raise cache_removed() from None
 
 
-def _close_matches(path: str, index: dict[str, list]) -> list[str]:
-    base = path.rsplit("/", 1)[-1]
-    same_name = [p for p in index if p.rsplit("/", 1)[-1] == base]
-    if same_name:
-        return sorted(same_name)[:5]
+def suggestions(path: str, paths: list[str]) -> list[str]:
+    """The listed paths nearest ``path``, nearest first (at most 5): FILE_NOT_FOUND's suggestions.
+
+    Paths with the same file name come first — those that end with the whole asked path
+    (``cryptography/fernet.py`` under ``src/``) before the rest, then by similarity; without
+    one, the paths difflib finds close.
+    """
     import difflib
 
-    return difflib.get_close_matches(path, list(index), n=3, cutoff=0.75)
+    base = path.rsplit("/", 1)[-1]
+    same_name = [p for p in paths if p.rsplit("/", 1)[-1] == base]
+    if same_name:
+        tail = "/" + path
+
+        def nearness(candidate: str) -> tuple[bool, float, str]:
+            ratio = difflib.SequenceMatcher(None, path, candidate).ratio()
+            return (not candidate.endswith(tail), -ratio, candidate)
+
+        return sorted(same_name, key=nearness)[:5]
+    return difflib.get_close_matches(path, paths, n=3, cutoff=0.75)
 
 
 def entry_dir(key: str) -> str:
@@ -219,7 +231,12 @@ def write_listing(entry: Entry, out_path: str) -> None:
     """The ``paths.txt`` sidecar of ``entry``, written to ``out_path``."""
     rows = entry.manifest["files"]
     body = "".join(row[0] + "\n" for row in rows)
+    # A yanked or deprecated release is listed from the manifest, which holds the target and
+    # so the warning (SPEC §2.1); `flagged` makes ``listing`` decline, as any reader that
+    # knows only four fields does.
+    target = entry.manifest.get("target") or {}
+    flagged = " flagged" if target.get("yanked") or target.get("deprecated") else ""
     with open(out_path, "w", encoding="utf-8") as handle:
-        handle.write(f"{_LISTING_HEADER} files={len(rows)} skipped={len(entry.manifest['skipped'])}\n{body}")
+        handle.write(f"{_LISTING_HEADER} files={len(rows)} skipped={len(entry.manifest['skipped'])}{flagged}\n{body}")
 
 

@@ -63,6 +63,10 @@ class Artifact(NamedTuple):
     unpack: Unpack
     verification: Verification
     headers: dict[str, str] | None = None  # auth for the download; never part of the identity
+    # What the registry says against this release at resolve time, echoed in ``target``
+    # (SPEC §2.1): PEP 592's yank reason (True when none is given), npm's deprecation message.
+    yanked: str | bool | None = None
+    deprecated: str | None = None
 
     @property
     def key(self) -> str:
@@ -71,8 +75,13 @@ class Artifact(NamedTuple):
         return f"{self.registry}/{safe}/{_safe(self.version)}-{identity[:16]}"
 
     def echo(self) -> dict[str, Any]:
-        return {"registry": self.registry, "name": self.name, "version": self.version, "artifact": self.filename,
+        echo = {"registry": self.registry, "name": self.name, "version": self.version, "artifact": self.filename,
                 "verified": self.verification.verified, "verification": self.verification.describe()}
+        if self.yanked:
+            echo["yanked"] = self.yanked
+        if self.deprecated:
+            echo["deprecated"] = self.deprecated
+        return echo
 
 
 def _safe(text: str) -> str:

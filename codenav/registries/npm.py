@@ -281,7 +281,16 @@ def _artifact(name: str, version: str, manifest: object, what: str) -> Artifact:
         verification=Verification("digest", algorithm, digest,
                                   "the registry's dist.integrity" if algorithm != "sha1" else "the registry's dist.shasum"),
         headers=auth_headers(tarball),
+        deprecated=_deprecation(manifest),
     )
+
+
+def _deprecation(manifest: dict) -> str | None:
+    """npm's deprecation message of a version, or None; npm treats any truthy value as one."""
+    message = manifest.get("deprecated")
+    if isinstance(message, str):
+        return message.strip() or None
+    return "this version is deprecated" if message else None
 
 
 def _integrity(dist: dict, name: str, version: str) -> tuple[str, str]:

@@ -169,7 +169,8 @@ def _links(body: str) -> list[dict]:
         def handle_starttag(self, tag: str, attrs: list) -> None:
             if tag == "a":
                 a = dict(attrs)
-                self._current = {"href": a.get("href") or "", "yanked": "data-yanked" in a, "text": ""}
+                yanked = _yank_reason(a.get("data-yanked") or "") if "data-yanked" in a else False
+                self._current = {"href": a.get("href") or "", "yanked": yanked, "text": ""}
 
         def handle_data(self, data: str) -> None:
             if self._current is not None:
@@ -185,6 +186,13 @@ def _links(body: str) -> list[dict]:
     return parser.files
 
 
+def _yank_reason(value: object) -> str | bool:
+    """PEP 592/691's yanked value: the reason (a non-blank string), True without one, else False."""
+    if isinstance(value, str):
+        return value.strip() or True
+    return bool(value)
+
+
 def _parse(body: bytes, content_type: str, base: str) -> list[dict]:
     """Files as ``{filename, url, sha256, yanked}`` from a JSON or HTML project page."""
     import json
@@ -196,7 +204,7 @@ def _parse(body: bytes, content_type: str, base: str) -> list[dict]:
         for f in doc.get("files", []):
             files.append({
                 "filename": f["filename"], "url": urljoin(base, f["url"]),
-                "sha256": (f.get("hashes") or {}).get("sha256"), "yanked": bool(f.get("yanked")),
+                "sha256": (f.get("hashes") or {}).get("sha256"), "yanked": _yank_reason(f.get("yanked", False)),
             })
         return files
     if content_type and "html" not in content_type.lower():
@@ -329,4 +337,5 @@ def resolve(name: str, wanted: str | None) -> Artifact:
         registry=PREFIX, name=name, version=version, filename=filename, url=chosen["url"],
         unpack=Unpack("zip" if filename.endswith((".whl", ".zip")) else "tar", required_prefix=prefix),
         verification=Verification("digest", "sha256", chosen["sha256"].lower(), "the sha256 the index lists"),
+        yanked=chosen["yanked"] or None,
     )

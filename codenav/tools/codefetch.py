@@ -20,6 +20,7 @@ from .. import text
 from ..errors import invalid
 from ..remotes import github
 from ..targets import validate_path
+from ..words import for_cli
 from . import _target
 from ._content import content_result
 
@@ -83,14 +84,14 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
     if not verbose:
         _write_verbatim(out, result["content"])
         if result["hasMore"]:
-            err.write(f"codenav: {result['hint']}\n")
+            err.write(f"codenav: {for_cli(result['hint'])}\n")
         return
     out.write(f"{_header(result)} · {result['language'] or 'text'} · "
               f"lines {result['startLine']}-{result['endLine']} of {result['totalLines']}\n")
     numbered = [(result["startLine"] + i, line, False) for i, line in enumerate(text.split_lines(result["content"]))]
     _target.gutter(numbered, out)
     if result.get("hint"):
-        out.write(f"hint: {result['hint']}\n")
+        out.write(f"hint: {for_cli(result['hint'])}\n")
 
 
 def _header(result: dict[str, Any]) -> str:

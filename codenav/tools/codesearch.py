@@ -15,6 +15,7 @@ from typing import Any, TextIO
 from .. import budget
 from ..errors import invalid
 from ..remotes import grepapp
+from ..words import for_cli
 
 NAME = "codesearch"
 COMMAND = "search"
@@ -83,7 +84,7 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
                 for line in snippet["lines"]:
                     out.write(f"{prefix}{line['line']}:{line['text']}\n")
         if result.get("hint"):
-            err.write(f"codenav: {result['hint']}\n")
+            err.write(f"codenav: {for_cli(result['hint'])}\n")
         return
     for number, hit in enumerate(result["results"]):
         if number:
@@ -98,7 +99,7 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
     if result.get("hint"):
         if result["results"]:
             out.write("\n")
-        out.write(f"hint: {result['hint']}\n")
+        out.write(f"hint: {for_cli(result['hint'])}\n")
 
 
 # ---------------------------------------------------------------------------------------------

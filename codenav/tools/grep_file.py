@@ -8,6 +8,7 @@ from __future__ import annotations
 from .. import budget, text
 from ..errors import invalid
 from ..targets import cli_int, validate_path
+from ..words import for_cli
 from . import _grep, _target
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
@@ -51,6 +52,7 @@ def arguments(ns: Any) -> dict[str, Any]:
     args["path"] = path
     if ns.context is not None:
         args["context"] = cli_int(ns.context, "--context", "context")
+    args["_unbounded"] = not ns.json  # plain `grep` is grep(1): never cut, like plain `read` (SPEC §5)
     return args
 
 
@@ -86,7 +88,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     entry = _target.open_entry(args)
     row, data = entry.read(path)
     result: dict[str, Any] = {"target": entry.target, "path": path, "pattern": pattern}
-    if context:
+    if args.get("context") is not None:  # as given, 0 included: grep -C 0 still separates groups
         result["filter"] = {"context": context}
     if text.is_binary(data):
         result.update({"isBinary": True, "matchCount": 0, "blocks": [], "hasMore": False,
@@ -97,12 +99,13 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     matches = [i + 1 for i, line in enumerate(lines) if needle in line.rstrip("\n").casefold()]
     blocks, shown, cut = [], 0, False
     used_bytes = used_lines = 0
+    unbounded = bool(args.get("_unbounded"))
     for start, end in _blocks(matches, context, len(lines)):
         block_lines = []
         for number in range(start, end + 1):
             line = lines[number - 1].rstrip("\n")
             size = len(line.encode("utf-8")) + 40  # the JSON keys of one line object, roughly
-            if used_lines >= budget.BUDGET_LINES or used_bytes + size > budget.BUDGET_BYTES:
+            if not unbounded and (used_lines >= budget.BUDGET_LINES or used_bytes + size > budget.BUDGET_BYTES):
                 cut = True
                 if not blocks and not block_lines:  # one huge line: show it cut, never nothing
                     block_lines.append({"line": number, "text": budget.cut_line(line, budget.BUDGET_BYTES),
@@ -138,8 +141,11 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
     if verbose:
         out.write(f"{result['path']} · {result['matchCount']} matching line"
                   f"{'s' if result['matchCount'] != 1 else ''} of {result['totalLines']}\n")
+    # As grep(1): the `--` between groups only with --context (-C 0 too); without it every line is a match
+    # and `| wc -l` counts them.
+    separate = "context" in result.get("filter", {})
     for index, block in enumerate(result["blocks"]):
-        if index:
+        if index and separate:
             out.write("--\n")
         if verbose:
             _target.gutter([(ln["line"], ln["text"], ln["match"]) for ln in block["lines"]], out, marker=True)
@@ -147,4 +153,4 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
             for ln in block["lines"]:
                 out.write(ln["text"] + "\n")
     if result.get("hint"):
-        (out if verbose else err).write(f"{'hint: ' if verbose else 'codenav: '}{result['hint']}\n")
+        (out if verbose else err).write(f"{'hint: ' if verbose else 'codenav: '}{for_cli(result['hint'])}\n")

@@ -38,7 +38,7 @@ class FakeNpm:
     tarball_chunk_delay: float = 0.0  # > 0: the tarball is sent in 16 KiB chunks, this far apart
     tarball_hits: int = 0
     version_documents: bool = True  # serve /<name>/<version-or-tag> as the real registry does
-    deprecated: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> version -> npm's message
+    deprecations: dict[tuple[str, str], object] = field(default_factory=dict)  # (name, version) -> `deprecated`
 
     def __post_init__(self) -> None:
         self.server.route_prefix("GET", "/", self._serve)
@@ -60,6 +60,10 @@ class FakeNpm:
             self.tags.setdefault(name, {})["latest"] = version
         return data
 
+    def deprecate(self, name: str, version: str, message: object) -> None:
+        """Mark a version as `npm deprecate` does: its manifest gains ``deprecated``."""
+        self.deprecations[(name, version)] = message
+
     def tag(self, name: str, tag: str, version: str) -> None:
         self.tags.setdefault(name, {})[tag] = version
 
@@ -72,8 +76,8 @@ class FakeNpm:
             if v.shasum:
                 dist["shasum"] = v.shasum
             versions[version] = {"name": name, "version": version, "dist": dist}
-            if version in self.deprecated.get(name, {}):
-                versions[version]["deprecated"] = self.deprecated[name][version]
+            if (name, version) in self.deprecations:
+                versions[version]["deprecated"] = self.deprecations[(name, version)]
         return {"name": name, "dist-tags": self.tags.get(name, {}), "versions": versions}
 
     def _serve(self, handler) -> Reply:

@@ -13,11 +13,17 @@ from .archives import make_tgz, make_zip
 from .http import FakeServer, Reply
 
 
+def _yank_attribute(yanked: bool | str) -> str:
+    if isinstance(yanked, str):
+        return f' data-yanked="{escape(yanked)}"'
+    return " data-yanked" if yanked else ""
+
+
 @dataclass
 class PypiFile:
     filename: str
     data: bytes
-    yanked: bool = False
+    yanked: bool | str = False  # a string: yanked with that reason (PEP 592)
     sha256: str | None = None  # None: the real one
 
 
@@ -37,7 +43,8 @@ class FakePypi:
     def url(self) -> str:
         return self.server.url + "/simple/"
 
-    def add(self, project: str, filename: str, data: bytes, *, yanked: bool = False, sha256: str | None = None) -> None:
+    def add(self, project: str, filename: str, data: bytes, *, yanked: bool | str = False,
+            sha256: str | None = None) -> None:
         self.projects.setdefault(project, []).append(PypiFile(filename, data, yanked, sha256))
 
     def add_wheel(self, project: str, version: str, files: dict[str, bytes], tag: str = "py3-none-any",
@@ -62,12 +69,12 @@ class FakePypi:
             doc = {"meta": {"api-version": "1.1"}, "name": project, "files": [
                 {"filename": f.filename, "url": f"../../files/{f.filename}",
                  "hashes": {"sha256": f.sha256 or hashlib.sha256(f.data).hexdigest()},
-                 **({"yanked": True} if f.yanked else {"yanked": False})}
+                 "yanked": f.yanked}
                 for f in files]}
             return Reply(200, json.dumps(doc).encode(), {"Content-Type": "application/vnd.pypi.simple.v1+json"})
         links = "".join(
             f'<a href="/files/{escape(f.filename)}#sha256={f.sha256 or hashlib.sha256(f.data).hexdigest()}"'
-            f'{" data-yanked" if f.yanked else ""}>{escape(f.filename)}</a><br/>\n'
+            f'{_yank_attribute(f.yanked)}>{escape(f.filename)}</a><br/>\n'
             for f in files)
         body = f"<!DOCTYPE html><html><body><h1>Links for {escape(project)}</h1>\n{links}</body></html>"
         return Reply(200, body.encode(), {"Content-Type": "text/html"})

@@ -1,0 +1,153 @@
+"""The one place that decides how a hint or an error reads on each surface (SPEC §4.3).
+
+Envelopes — the MCP text block and ``--json``, byte-identical — speak in the MCP argument and
+tool names (``start_line=1493``, ``path_prefix``, ``list_files``): that is the vocabulary of
+the JSON a caller sends back. The plain and verbose CLI show the same sentences through
+``for_cli``, which respells those names as a person types them at the terminal
+(``--lines 1493-``, ``PATH_PREFIX``, ``codenav files SPEC``). Nothing in an envelope is ever
+rewritten, so parity holds; every CLI rendering of a hint, message or action goes through here.
+
+Imports nothing: the CLI asks only when there is a sentence to show.
+"""
+
+from __future__ import annotations
+
+# MCP name -> its CLI spelling, when it stands alone in a sentence.
+CLI_WORDS = {
+    "list_files": "codenav files SPEC",
+    "read_file": "codenav read SPEC PATH",
+    "grep_file": "codenav grep SPEC PATTERN PATH",
+    "codesearch": "codenav search",
+    "codefetch": "codenav fetch",
+    "path_prefix": "PATH_PREFIX",
+    "package_name": "the NAME of SPEC",
+    "repo_url": "--repo-url",
+    "git_ref": "--git-ref",
+    "wait_timeout_ms": "--wait",
+    "start_line": "--lines N-",
+    "end_line": "--lines -M",
+    "availableVersions": "the versions above",
+    "availableRefs": "the refs above",
+}
+# A line argument followed by its value (``start_line=5``, ``start_line 5``, ``end_line (5)``)
+# becomes one ``--lines`` range; ``start_line=N, end_line=M`` becomes ``--lines N-M``.
+_RANGE = {"start_line": "--lines {}-", "end_line": "--lines -{}"}
+_IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def for_cli(sentence: str) -> str:
+    """``sentence`` (an envelope's hint, message or action) in the words of the CLI."""
+    sentence = _drop_cli_asides(sentence)
+    out: list[str] = []
+    i, n = 0, len(sentence)
+    while i < n:
+        if sentence[i] not in _IDENT or (i and sentence[i - 1] in _IDENT):
+            out.append(sentence[i])
+            i += 1
+            continue
+        j = i
+        while j < n and sentence[j] in _IDENT:
+            j += 1
+        word = sentence[i:j]
+        if word in _RANGE:
+            value, after = _value_after(sentence, j)
+            if value is not None:
+                if word == "start_line":
+                    end, after_end = _end_after(sentence, after)
+                    if end is not None:
+                        out.append(f"--lines {value}-{end}")
+                        i = after_end
+                        continue
+                out.append(_RANGE[word].format(value))
+                i = after
+                continue
+        out.append(CLI_WORDS.get(word, word))
+        i = j
+    return "".join(out)
+
+
+def _drop_cli_asides(sentence: str) -> str:
+    """Remove `` (CLI: …)`` asides: the CLI line says it in its own words already."""
+    while True:
+        start = sentence.find(" (CLI: ")
+        if start < 0:
+            return sentence
+        end = sentence.find(")", start)
+        if end < 0:
+            return sentence
+        sentence = sentence[:start] + sentence[end + 1:]
+
+
+def _value_after(sentence: str, j: int) -> tuple[str | None, int]:
+    """The number right after a name (``=5``, `` 5``, `` (5)``) and where it ends, else (None, j)."""
+    k = j
+    if k < len(sentence) and sentence[k] in "= ":
+        k += 1
+    paren = k < len(sentence) and sentence[k] == "("
+    if paren:
+        k += 1
+    start = k
+    while k < len(sentence) and sentence[k].isdigit():
+        k += 1
+    if k == start or (paren and (k >= len(sentence) or sentence[k] != ")")):
+        return None, j
+    return sentence[start:k], k + 1 if paren else k
+
+
+def _end_after(sentence: str, k: int) -> tuple[str | None, int]:
+    """``, end_line=M`` right after a start value: M and where it ends, else (None, k)."""
+    lead = ", end_line="
+    if not sentence.startswith(lead, k):
+        return None, k
+    value, after = _value_after(sentence, k + len(lead) - 1)
+    return value, after
+
+
+# How many of a list of near misses the CLI prints on one line (the envelope keeps them all).
+SHOWN = 5
+
+
+def error_lines(code: str, message: str, details: dict) -> list[str]:
+    """The stderr lines of an error in plain and verbose mode, in the words of the CLI.
+
+    The message; then what the envelope offers to recover with — the nearest versions (in the
+    envelope's order, nearest first) and latest, the nearest refs, the paths meant — and last
+    the action, so that "pick one of the versions above" has them above.
+    """
+    lines = [for_cli(message)]
+    versions = details.get("availableVersions")
+    if code == "VERSION_NOT_FOUND" and (versions or details.get("latest")):
+        shown = ", ".join(versions[:SHOWN]) if versions else "none"
+        latest = f"; latest {details['latest']}" if details.get("latest") else ""
+        lines.append(f"nearest versions: {shown}{latest}")
+    refs = details.get("availableRefs")
+    if code == "REF_NOT_FOUND" and refs:
+        lines.append(f"nearest refs: {', '.join(refs[:SHOWN])}")
+    paths = details.get("suggestions")
+    if code == "FILE_NOT_FOUND" and paths:
+        meant = " or ".join(paths) if len(paths) <= 2 else "one of " + ", ".join(paths[:SHOWN])
+        lines.append(f"did you mean {meant}?")
+    suggestion = details.get("suggestion")
+    if code == "INVALID_ARGUMENT" and suggestion:
+        lines.append(f"did you mean {suggestion}?")
+    if details.get("action"):
+        lines.append(for_cli(details["action"]))
+    return lines
+
+
+def target_notes(target: object) -> list[str]:
+    """The warnings a person gets about what was read: a yanked or deprecated release (SPEC §2.1).
+
+    One line each, as pip warns of a yanked candidate and npm of a deprecated version.
+    """
+    if not isinstance(target, dict):
+        return []
+    spec = f"{target.get('registry')}:{target.get('name')}@{target.get('version')}"
+    notes = []
+    yanked = target.get("yanked")
+    if yanked:
+        reason = f": {yanked}" if isinstance(yanked, str) else " (no reason given)"
+        notes.append(f"warning: {spec} is yanked{reason}")
+    if target.get("deprecated"):
+        notes.append(f"warning: {spec} is deprecated: {target['deprecated']}")
+    return notes
