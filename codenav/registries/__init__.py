@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 TABLE: dict[str, str] = {
     "npm": "npm",
     "pypi": "pypi",
+    "crates": "crates",
 }
 # alias prefix -> canonical prefix
-ALIASES: dict[str, str] = {}
+ALIASES: dict[str, str] = {"cargo": "crates"}
 
 
 def names() -> tuple[str, ...]:
