@@ -165,8 +165,11 @@ def _cargo_config() -> dict:
         try:
             doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError:
-            raise CodenavError("CONFIG_ERROR", f"Cargo's configuration file {os.path.basename(path)} "
-                               "is not valid TOML", details={"action": f"fix it, or set {ENDPOINT_VARIABLE}"}) from None
+            raise CodenavError(
+                "CONFIG_ERROR",
+                f"Cargo's configuration file {os.path.basename(path)} is not valid TOML; fix it, or set "
+                f"{ENDPOINT_VARIABLE}", details={"action": f"fix it, or set {ENDPOINT_VARIABLE}"},
+            ) from None
         for table in ("source", "registries"):
             for key, value in (doc.get(table) or {}).items():
                 if isinstance(value, dict):
@@ -181,7 +184,8 @@ def _cargo_replacement() -> str | None:
     name, seen = "crates-io", set()
     while isinstance(sources.get(name, {}).get("replace-with"), str):
         if name in seen:
-            raise CodenavError("CONFIG_ERROR", "Cargo's source replacement of crates-io goes round in a circle",
+            raise CodenavError("CONFIG_ERROR", "Cargo's source replacement of crates-io goes round in a circle; "
+                               f"set {ENDPOINT_VARIABLE} to a sparse index URL",
                                details={"action": f"set {ENDPOINT_VARIABLE}"})
         seen.add(name)
         name = sources[name]["replace-with"]
