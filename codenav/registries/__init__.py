@@ -34,9 +34,10 @@ TABLE: dict[str, str] = {
     "npm": "npm",
     "pypi": "pypi",
     "crates": "crates",
+    "rubygems": "rubygems",
 }
 # alias prefix -> canonical prefix
-ALIASES: dict[str, str] = {"cargo": "crates"}
+ALIASES: dict[str, str] = {"cargo": "crates", "gem": "rubygems"}
 
 
 def names() -> tuple[str, ...]:
