@@ -35,6 +35,7 @@ TABLE: dict[str, str] = {
     "pypi": "pypi",
     "crates": "crates",
     "rubygems": "rubygems",
+    "hex": "hex",
 }
 # alias prefix -> canonical prefix
 ALIASES: dict[str, str] = {"cargo": "crates", "gem": "rubygems"}
