@@ -368,14 +368,18 @@ def test_cargo_config_replacement_reaches_the_fake_end_to_end(tmp_path):
 # --- cargo as the oracle --------------------------------------------------------------------------
 
 
-def test_cargo_resolves_downloads_and_unpacks_what_codenav_reads(tmp_path):
+@pytest.mark.parametrize("dl", ["template", "api-base"])
+def test_cargo_resolves_downloads_and_unpacks_what_codenav_reads(tmp_path, dl):
     """cargo, pointed at the fake through the same ~/.cargo/config.toml, picks the same latest
     version (yanked and prerelease skipped, SemVer order), accepts the fake's checksums and dl
-    template, and unpacks exactly the files codenav lists."""
+    (a marker template, or an API base whose download redirects), and unpacks exactly the files
+    codenav lists."""
     if shutil.which("cargo") is None:
         pytest.skip("cargo is not installed")
     with FakeServer() as server:
         fake = FakeCrates(server)
+        if dl == "api-base":
+            fake.dl = server.url + "/api/v1/crates"
         for version, yanked in (("1.9.0", False), ("1.10.0", False), ("1.11.0-rc.1", False), ("1.12.0", True)):
             fake.publish("oracle-crate", version, {"src/lib.rs": f"// {version}\n".encode(),
                                                    "examples/demo.rs": b"fn main() {}\n"}, yanked=yanked)
@@ -407,6 +411,8 @@ def test_cargo_resolves_downloads_and_unpacks_what_codenav_reads(tmp_path):
     cargo_files = sorted(p.relative_to(unpacked).as_posix() for p in unpacked.rglob("*")
                          if p.is_file() and p.name != ".cargo-ok")  # cargo's own marker file
     assert [f["path"] for f in result["files"]] == cargo_files
+    if dl == "api-base":
+        assert "/api/v1/crates/oracle-crate/1.10.0/download" in [s.path for s in server.seen]
 
 
 # --- the live registry ----------------------------------------------------------------------------
