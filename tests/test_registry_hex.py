@@ -4,6 +4,8 @@ and endpoint discovery (repository and API), against the fake Hex."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 
 import pytest
 
@@ -273,3 +275,113 @@ def test_live_hex_jason(monkeypatch):
     result = json.loads(proc.stdout)
     assert result["target"]["verified"] is True and result["target"]["artifact"] == "jason-1.4.4.tar"
     assert "lib/jason.ex" in {f["path"] for f in result["files"]}
+
+
+# --- the signed registry (a mirror of the repository alone) ------------------------------------------
+
+class FakeRequest:
+    """Just enough of a request handler for calling a fake's route directly."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.headers: dict[str, str] = {"User-Agent": "test"}
+
+
+needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the fake's signing key")
+
+
+@pytest.fixture
+def mirror(monkeypatch: pytest.MonkeyPatch):
+    """A fake Hex whose repository serves the signed registry, named by HEX_MIRROR alone (no API)."""
+    with FakeServer() as server:
+        fake = FakeHex(server, signed=True)
+        monkeypatch.setenv("HEX_MIRROR", fake.repo_url)
+        yield fake
+
+
+@needs_openssl
+def test_a_mirror_without_an_api_is_read_through_the_signed_registry(mirror):
+    """With only a repository configured, releases, retirement and the outer checksum come from the
+    registry file, its RSA signature checked with the repository's public_key; the API is never asked."""
+    mirror.publish("phoenix", "1.7.14", {"lib/phoenix.ex": LIB})
+    mirror.publish("phoenix", "1.7.15", {"lib/phoenix.ex": b"retired\n"}, retired="security")
+    mirror.publish("phoenix", "1.8.0-rc.0", {"lib/phoenix.ex": b"rc\n"})
+    result = list_files.run({"registry": "hex", "package_name": "phoenix"})
+    assert result["target"] == {"registry": "hex", "name": "phoenix", "version": "1.7.14",
+                                "artifact": "phoenix-1.7.14.tar", "verified": True,
+                                "verification": "sha256 of the downloaded file matches the outer checksum in the "
+                                                "signed registry"}
+    assert [s.path for s in mirror.server.seen] == ["/repo/packages/phoenix", "/repo/public_key",
+                                                    "/repo/tarballs/phoenix-1.7.14.tar"]
+    err = error_of(registry="hex", package_name="phoenix", version="9.0.0")
+    assert err.details["availableVersions"] == ["1.8.0-rc.0", "1.7.14"]  # 1.7.15 is retired
+
+
+@needs_openssl
+@pytest.mark.parametrize("form", ["pem-text", "pem-file", "pkcs1-file"])
+def test_codenav_hex_public_key_is_used_instead_of_the_repositorys(mirror, monkeypatch, tmp_path, form):
+    """CODENAV_HEX_PUBLIC_KEY (PEM text or a file; SubjectPublicKeyInfo or PKCS#1) is the trust
+    anchor: the repository's public_key is not fetched."""
+    from tests.fakes.hex import signing_key
+
+    private, public = signing_key()
+    if form == "pem-text":
+        monkeypatch.setenv("CODENAV_HEX_PUBLIC_KEY", public)
+    else:
+        path = tmp_path / "hex.pem"
+        if form == "pem-file":
+            path.write_text(public)
+        else:
+            subprocess.run(["openssl", "rsa", "-in", private, "-RSAPublicKey_out", "-out", str(path)],
+                           check=True, capture_output=True)
+            assert "BEGIN RSA PUBLIC KEY" in path.read_text()
+        monkeypatch.setenv("CODENAV_HEX_PUBLIC_KEY", str(path))
+    mirror.publish("jason", "1.4.4", {"lib/jason.ex": b""})
+    assert files_of(registry="hex", package_name="jason") == ["lib/jason.ex"]
+    assert "/repo/public_key" not in [s.path for s in mirror.server.seen]
+
+
+@needs_openssl
+def test_a_registry_file_with_a_bad_signature_is_an_integrity_error(mirror, tmp_path):
+    """One flipped signature bit: INTEGRITY_ERROR, nothing downloaded or cached."""
+    from tests.fakes.hex import sign
+
+    mirror.signer = lambda payload: (lambda s: s[:-1] + bytes([s[-1] ^ 1]))(sign(payload))
+    mirror.publish("forged", "1.0.0", {"lib/f.ex": b""})
+    err = error_of(registry="hex", package_name="forged")
+    assert err.code == "INTEGRITY_ERROR" and "not signed" in err.message
+    assert mirror.tarball_hits == 0
+    assert_nothing_cached(tmp_path / "cache")
+
+
+@needs_openssl
+def test_a_signed_registry_file_for_another_package_is_a_protocol_error(mirror):
+    """A correctly signed file that describes another package (a replay) is refused."""
+    mirror.publish("victim", "1.0.0", {})
+    mirror.publish("other", "6.6.6", {})
+    replay = mirror._registry(FakeRequest("/repo/packages/other"))  # other's registry file, validly signed
+    mirror.server.route("GET", "/repo/packages/victim", lambda h: replay)
+    assert error_of(registry="hex", package_name="victim").code == "PROTOCOL_ERROR"
+
+
+@needs_openssl
+def test_a_registry_file_that_is_not_gzipped_protobuf_is_a_protocol_error(mirror):
+    """An HTML page where the registry file belongs is PROTOCOL_ERROR, not a crash."""
+    mirror.publish("garbage", "1.0.0", {})
+    mirror.server.route("GET", "/repo/packages/garbage", lambda h: Reply(200, b"<html>hi</html>",
+                                                                        {"Content-Type": "text/html"}))
+    assert error_of(registry="hex", package_name="garbage").code == "PROTOCOL_ERROR"
+
+
+@needs_openssl
+def test_the_rsa_verifier_agrees_with_openssl(tmp_path):
+    """What openssl signs verifies; any other payload or signature does not."""
+    from tests.fakes.hex import sign, signing_key
+
+    key = hex_module.public_key(signing_key()[1])
+    payload = b"\x0a\x03abc" * 100
+    signature = sign(payload)
+    assert hex_module.rsa_sha512_verify(payload, signature, key)
+    assert not hex_module.rsa_sha512_verify(payload + b"x", signature, key)
+    assert not hex_module.rsa_sha512_verify(payload, signature[:-1] + bytes([signature[-1] ^ 1]), key)
+    assert not hex_module.rsa_sha512_verify(payload, signature[1:], key)

@@ -7,14 +7,21 @@ outer tarball, lower-case hex; ``retirement``); JSON, 404 ``{"status":404,"messa
 found"}``, ``X-RateLimit-*`` headers, and 400 for a request without a User-Agent, as Hex does.
 The repository under ``/repo/``: ``tarballs/<name>-<version>.tar``, a plain tar of
 ``VERSION`` ("3"), ``CHECKSUM`` (the inner checksum, upper-case hex), ``metadata.config``
-(Erlang terms) and ``contents.tar.gz`` (the files, no top folder).
+(Erlang terms) and ``contents.tar.gz`` (the files, no top folder); with ``signed`` on, also
+``packages/<name>`` (gzip of a protobuf ``Signed{payload, signature}`` whose payload is
+``Package{releases, name, repository}``, signed RSA PKCS#1 v1.5 / SHA-512 by ``openssl`` with a
+key made for the test session) and ``public_key`` (its PEM).
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
+import os
+import subprocess
 import tarfile
+import tempfile
 from dataclasses import dataclass, field
 
 from .archives import make_tgz
@@ -38,6 +45,42 @@ def make_tarball(name: str, version: str, files: dict[str, bytes], *, contents: 
     return buf.getvalue()
 
 
+_KEY: dict[str, str] = {}
+
+
+def signing_key() -> tuple[str, str]:
+    """(private key file, public key PEM) of an RSA-2048 key made once per process by openssl."""
+    if not _KEY:
+        folder = tempfile.mkdtemp(prefix="fake-hex-key-")
+        private = os.path.join(folder, "private.pem")
+        subprocess.run(["openssl", "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048",
+                        "-out", private], check=True, capture_output=True)
+        public = subprocess.run(["openssl", "pkey", "-in", private, "-pubout"], check=True,
+                                capture_output=True).stdout.decode()
+        _KEY.update(private=private, public=public)
+    return _KEY["private"], _KEY["public"]
+
+
+def sign(payload: bytes) -> bytes:
+    """RSASSA-PKCS1-v1_5 over SHA-512, made by openssl (what hex_core's registry signing is)."""
+    private, _ = signing_key()
+    return subprocess.run(["openssl", "dgst", "-sha512", "-sign", private], input=payload, check=True,
+                          capture_output=True).stdout
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, value = value & 0x7F, value >> 7
+        out.append(byte | (0x80 if value else 0))
+        if not value:
+            return bytes(out)
+
+
+def _field(number: int, value: bytes) -> bytes:
+    return _varint(number << 3 | 2) + _varint(len(value)) + value
+
+
 def _rough_order(version: str) -> tuple:
     """Enough of SemVer for the fake's listing order (codenav must not rely on it anyway)."""
     core, _, pre = version.split("+")[0].partition("-")
@@ -59,10 +102,14 @@ class FakeHex:
     server: FakeServer
     packages: dict[str, list[HexRelease]] = field(default_factory=dict)
     tarball_hits: int = 0
+    signed: bool = False  # serve the signed registry /repo/packages/<name> and /repo/public_key
+    signer: object = None  # payload -> signature; None: sign() with the session key
 
     def __post_init__(self) -> None:
         self.server.route_prefix("GET", "/api/packages/", self._api)
         self.server.route_prefix("GET", "/repo/tarballs/", self._tarball)
+        self.server.route_prefix("GET", "/repo/packages/", self._registry)
+        self.server.route("GET", "/repo/public_key", self._public_key)
 
     @property
     def api_url(self) -> str:
@@ -127,3 +174,29 @@ class FakeHex:
                     self.tarball_hits += 1
                     return Reply(200, r.data, {"Content-Type": "application/octet-stream"})
         return Reply(404, b"Not Found", {"Content-Type": "text/plain"})
+
+    def registry_payload(self, name: str, repository: str = "hexpm") -> bytes:
+        """The ``Package`` message: releases in version order, as the registry lists them."""
+        out = b""
+        for r in sorted(self.packages[name], key=lambda r: _rough_order(r.version)):
+            release = _field(1, r.version.encode()) + _field(2, hashlib.sha256(r.data).digest())
+            if r.retirement:
+                release += _field(4, b"\x08\x02" + _field(2, r.retirement["message"].encode()))  # reason, message
+            if r.checksum is not None:
+                release += _field(5, bytes.fromhex(r.checksum))
+            out += _field(1, release)
+        return out + _field(2, name.encode()) + _field(3, repository.encode())
+
+    def _registry(self, handler) -> Reply:
+        name = handler.path.split("?", 1)[0][len("/repo/packages/"):]
+        if not self.signed or name not in self.packages:
+            return Reply(404, b"Not Found", {"Content-Type": "text/plain"})
+        payload = self.registry_payload(name)
+        signature = (self.signer or sign)(payload)
+        return Reply(200, gzip.compress(_field(1, payload) + _field(2, signature)),
+                     {"Content-Type": "application/octet-stream"})
+
+    def _public_key(self, handler) -> Reply:
+        if not self.signed:
+            return Reply(404, b"Not Found", {"Content-Type": "text/plain"})
+        return Reply(200, signing_key()[1].encode(), {"Content-Type": "text/plain"})

@@ -5,8 +5,8 @@
   tar with no top folder, run by the suite's own test body;
 - integrity: one changed byte (first, middle, last) of the outer tar is INTEGRITY_ERROR with
   nothing cached, and a republished release never touches the cached entry;
-- upstream faults: every HTTP fault of the suite's table, on the package document and on the
-  tarball download, with the suite's own test body and expectations;
+- upstream faults: every HTTP fault of the suite's table, on the API's package document, on the
+  signed registry file and on the tarball download, with the suite's own test body and expectations;
 - bad arguments: package names and versions Hex would refuse are INVALID_ARGUMENT naming the
   field, from the CLI and from the tool the MCP server runs, and no request reaches the registry.
 """
@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -133,21 +134,35 @@ def test_a_republished_exact_version_never_corrupts_the_cached_entry(hexpm, tmp_
 
 # --- upstream faults ------------------------------------------------------------------------------
 
-UPSTREAMS = {"hex": "hex-api", "hex-tarball": "hex-download"}
+UPSTREAMS = {"hex": "hex-api", "hex-tarball": "hex-download", "hex-registry": "hex-registry"}
 FAULT_ROWS = [pytest.param(upstream, fault, code, retryable, id=f"{name}-{fault}")
               for upstream, name in UPSTREAMS.items()
               for (model, fault), (code, retryable) in faults.TABLE.items()
-              if model == {"hex": "npm", "hex-tarball": "npm-tarball"}[upstream]]
+              if model == {"hex": "npm", "hex-tarball": "npm-tarball", "hex-registry": "npm"}[upstream]]
+
+
+class _Request:
+    """Just enough of a request handler to ask the fake for its healthy answer."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.headers = {"User-Agent": "test"}
 
 
 def _arrange_hex(upstream, fault, server, tmp_path, monkeypatch):
     """The suite's faults put on the package document, or on the tarball download."""
     other = f"http://localhost:{server.server_address[1]}/elsewhere"
     make = faults.FAULTS[fault]
-    fake = FakeHex(server)
+    fake = FakeHex(server, signed=upstream == "hex-registry")
     data = fake.publish("pkg", "1.0.0", {"lib/pkg.ex": b"defmodule Pkg do\nend\n"})
-    monkeypatch.setenv("CODENAV_HEX_API", fake.api_url)
     monkeypatch.setenv("CODENAV_HEX_REPO", fake.repo_url)
+    if upstream == "hex-registry":  # a mirror of the repository alone: the signed registry is read
+        if shutil.which("openssl") is None:
+            pytest.skip("openssl makes the fake's signing key")
+        good = fake._registry(_Request("/repo/packages/pkg"))
+        server.route("GET", "/repo/packages/pkg", lambda h: make(good, other))
+        return lambda: list_files.run({"registry": "hex", "package_name": "pkg", "version": "1.0.0"})
+    monkeypatch.setenv("CODENAV_HEX_API", fake.api_url)
     if upstream == "hex":
         good = Reply.json(fake.package_doc("pkg"))
         server.route("GET", "/api/packages/pkg", lambda h: make(good, other))
@@ -215,7 +230,7 @@ def test_a_bad_hex_argument_is_invalid_on_both_surfaces_and_reaches_no_registry(
 
 
 def test_the_fault_rows_cover_both_hex_upstreams():
-    """Every npm document and tarball fault has its Hex twin."""
+    """Every npm document and tarball fault has its Hex twins (API, signed registry, download)."""
     names = {p.id.split("-")[0] + "-" + p.id.split("-")[1] for p in FAULT_ROWS}
-    assert names == {"hex-api", "hex-download"}
-    assert len(FAULT_ROWS) == sum(1 for (u, _f) in faults.TABLE if u in ("npm", "npm-tarball"))
+    assert names == {"hex-api", "hex-download", "hex-registry"}
+    assert len(FAULT_ROWS) == sum(1 for (u, _f) in faults.TABLE if u in ("npm", "npm-tarball")) + sum(1 for (u, _f) in faults.TABLE if u == "npm")
