@@ -42,9 +42,12 @@ if TYPE_CHECKING:
 TABLE: dict[str, str] = {
     "npm": "npm",
     "pypi": "pypi",
+    "crates": "crates",
+    "rubygems": "rubygems",
+    "hex": "hex",
 }
 # alias prefix -> canonical prefix
-ALIASES: dict[str, str] = {}
+ALIASES: dict[str, str] = {"cargo": "crates", "gem": "rubygems"}
 
 
 def names() -> tuple[str, ...]:
