@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 TABLE: dict[str, str] = {
     "npm": "npm",
     "pypi": "pypi",
+    "maven": "maven",
 }
 # alias prefix -> canonical prefix
 ALIASES: dict[str, str] = {}
