@@ -34,6 +34,7 @@ TABLE: dict[str, str] = {
     "npm": "npm",
     "pypi": "pypi",
     "maven": "maven",
+    "nuget": "nuget",
 }
 # alias prefix -> canonical prefix
 ALIASES: dict[str, str] = {}
