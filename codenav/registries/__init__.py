@@ -35,9 +35,12 @@ TABLE: dict[str, str] = {
     "pypi": "pypi",
     "maven": "maven",
     "nuget": "nuget",
+    "packagist": "packagist",
 }
 # alias prefix -> canonical prefix
-ALIASES: dict[str, str] = {}
+ALIASES: dict[str, str] = {
+    "composer": "packagist",
+}
 
 
 def names() -> tuple[str, ...]:
