@@ -283,15 +283,12 @@ def _settings(home: Path, mirror: str) -> None:
 
 
 @pytest.mark.parametrize("mirror_of", ["central", "*", "external:*", "repo1,central", "*,!snapshots"])
-def test_a_settings_xml_mirror_of_central_is_the_endpoint(isolated_env, mirror_of):
+def test_a_settings_xml_mirror_of_central_is_the_endpoint(isolated_env, mirror_of, monkeypatch):
     """A <mirror> whose mirrorOf matches `central` replaces the default; ${env.X} is expanded."""
-    os.environ["MIRROR_HOST"] = "mirror.example"
-    try:
-        _settings(isolated_env / "home", f"<mirror><id>m</id><mirrorOf>{mirror_of}</mirrorOf>"
-                                         "<url>https://${env.MIRROR_HOST}/maven2</url></mirror>")
-        assert maven.endpoint() == "https://mirror.example/maven2/"
-    finally:
-        del os.environ["MIRROR_HOST"]
+    monkeypatch.setenv("MIRROR_HOST", "mirror.example")
+    _settings(isolated_env / "home", f"<mirror><id>m</id><mirrorOf>{mirror_of}</mirrorOf>"
+                                     "<url>https://${env.MIRROR_HOST}/maven2</url></mirror>")
+    assert maven.endpoint() == "https://mirror.example/maven2/"
 
 
 def test_a_mirror_excluding_central_is_not_used_and_the_default_remains(isolated_env):
