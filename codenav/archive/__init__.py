@@ -48,12 +48,14 @@ from .tree import CHUNK_SIZE, Extracted, FileEntry, Limits, Tree, printable
 
 
 def extract(archive: Path, dest: Path, *, fmt: str, strip_components: int = 0,
-            required_prefix: str | None = None, limits: Limits | None = None) -> Extracted:
+            required_prefix: str | None = None, limits: Limits | None = None,
+            percent_names: bool = False) -> Extracted:
     """Extract ``archive`` (``fmt`` "tar" or "zip") into the existing directory ``dest``.
 
     ``strip_components`` drops that many leading components of every name (npm: 1, whatever
     the folder is called); ``required_prefix`` keeps only entries under that folder and removes
-    it (sdists: ``"{name}-{version}/"``). Raises CodenavError UNSAFE_ARCHIVE, TOO_LARGE or
+    it (sdists: ``"{name}-{version}/"``). ``percent_names`` (zip only) decodes %-escaped entry
+    names before every rule above applies to them (zip.percent_decoded). Raises CodenavError UNSAFE_ARCHIVE, TOO_LARGE or
     INTEGRITY_ERROR; on an error ``dest`` may hold a partial tree, which the caller deletes.
     """
     if fmt not in ("tar", "zip"):
@@ -73,7 +75,7 @@ def extract(archive: Path, dest: Path, *, fmt: str, strip_components: int = 0,
     else:
         from .zip import extract_zip
 
-        extract_zip(archive, tree)
+        extract_zip(archive, tree, percent_names=percent_names)
     return tree.result()
 
 

@@ -1,4 +1,5 @@
-"""Reading zip archives (wheels, sdists, jars) into the Tree, with the zip-bomb checks."""
+"""Reading zip archives (wheels, sdists, jars, nupkgs) into the Tree, with the zip-bomb checks;
+%-escaped entry names (NuGet) decoded first when the artifact says so."""
 
 from __future__ import annotations
 
@@ -99,8 +100,32 @@ def _check_zip_layout(archive: zipfile.ZipFile, raw: IO[bytes]) -> None:
                            f"the archive is corrupt (entry {quoted(spans[-1][2])} runs into the central directory)")
 
 
-def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, methods: set[int]) -> Member:
+def percent_decoded(name: str) -> tuple[str, str | None]:
+    """A %-escaped entry name decoded segment by segment (NuGet's PackageArchiveReader unescapes
+    OPC part names), and why it must be skipped, if it must.
+
+    The decoded name then meets every rule of the policy: ``%2E%2E`` becomes a ``..`` segment
+    and refuses the archive, ``%00`` or ``%0A`` make it unaddressable, ``%5C`` a backslash. An
+    escaped ``/`` (``%2F``) would make a separator no packer wrote (``..%2Fx`` is one segment
+    as written, ``../x`` decoded): such an entry is skipped and reported, never split.
+    """
+    if "%" not in name:
+        return name, None
+    from urllib.parse import unquote
+
+    segments = [unquote(segment, errors="surrogateescape") for segment in name.split("/")]
+    if any("/" in segment for segment in segments):
+        return name, "the name holds an escaped '/' (%2F), which would become a path separator"
+    return "/".join(segments), None
+
+
+def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, methods: set[int],
+                percent_names: bool = False) -> Member:
     name = _zip_name(info)
+    if percent_names:
+        name, refused = percent_decoded(name)
+        if refused:
+            return Member(name, "skip", reason=refused)
     mode = info.external_attr >> 16 if info.create_system == 3 else 0  # 3: Unix attributes
     kind = stat.S_IFMT(mode)
     if info.is_dir() or kind == stat.S_IFDIR:
@@ -121,7 +146,7 @@ def _zip_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, methods: set[in
                    open=lambda: archive.open(info))
 
 
-def extract_zip(archive_path: Path, tree: Tree) -> None:
+def extract_zip(archive_path: Path, tree: Tree, *, percent_names: bool = False) -> None:
     with open(archive_path, "rb") as raw:
         with reading("the central directory"):
             declared = _zip_declared_entries(raw)
@@ -152,7 +177,7 @@ def extract_zip(archive_path: Path, tree: Tree) -> None:
                     tree.check_total(_zip_name(info), declared_total)
             methods = _zip_methods()
             for info in infos:
-                tree.add(_zip_member(archive, info, methods))
+                tree.add(_zip_member(archive, info, methods, percent_names))
 
 
 # --- entry point ------------------------------------------------------------------------------

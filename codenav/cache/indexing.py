@@ -144,7 +144,8 @@ def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, 
         download.unlink()
         download = inner
     extracted = archive.extract(download, tree, fmt=unpack.fmt, strip_components=unpack.strip_components,
-                                required_prefix=unpack.required_prefix, limits=limits)
+                                required_prefix=unpack.required_prefix, limits=limits,
+                                percent_names=unpack.percent_names)
     download.unlink()
     rows = [
         [f.path, f.size, language_for(f.path), file_type_for(f.path, f.binary, f.link is not None),

@@ -43,11 +43,14 @@ TABLE: dict[str, str] = {
     "npm": "npm",
     "pypi": "pypi",
     "crates": "crates",
+    "maven": "maven",
     "rubygems": "rubygems",
+    "nuget": "nuget",
     "hex": "hex",
+    "packagist": "packagist",
 }
 # alias prefix -> canonical prefix
-ALIASES: dict[str, str] = {"cargo": "crates", "gem": "rubygems"}
+ALIASES: dict[str, str] = {"cargo": "crates", "gem": "rubygems", "composer": "packagist"}
 
 
 def names() -> tuple[str, ...]:

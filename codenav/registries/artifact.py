@@ -8,7 +8,7 @@ registry never edits the pipeline:
 - ``Unpack``: the archive format, the folder to strip (a number of leading components, or one
   required top folder), and optionally one inner member to unpack instead of the outer archive
   (a RubyGems ``.gem`` is a tar whose ``data.tar.gz`` holds the files; Hex's outer tar holds
-  ``contents.tar.gz``);
+  ``contents.tar.gz``), and whether zip entry names are %-escaped (a NuGet ``.nupkg``);
 - ``Verification``: what the artifact is checked against. ``digest`` kinds are checked while
   the bytes stream to disk (the expected value in hex, whatever encoding the registry used);
   ``custom`` kinds are checked by the registry module's ``verify(artifact, path)`` after the
@@ -27,6 +27,7 @@ class Unpack(NamedTuple):
     strip_components: int = 0  # leading components dropped from every name (npm: 1)
     required_prefix: str | None = None  # keep only this top folder, removed (sdists: "name-1.0/")
     inner_member: str | None = None  # unpack this member of the outer tar instead ("data.tar.gz")
+    percent_names: bool = False  # zip entry names are %-escaped (NuGet's OPC packages): list them decoded
 
 
 class Verification(NamedTuple):
