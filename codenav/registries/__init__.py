@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 TABLE: dict[str, str] = {
     "npm": "npm",
     "pypi": "pypi",
+    "go": "go",
 }
 # alias prefix -> canonical prefix
-ALIASES: dict[str, str] = {}
+ALIASES: dict[str, str] = {"golang": "go"}
 
 
 def names() -> tuple[str, ...]:
