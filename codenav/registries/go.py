@@ -1,7 +1,7 @@
 """Go modules: module paths, the GOPROXY protocol, the checksum database and h1 (SPEC §3).
 
 Everything codenav knows about Go modules is here (the registry protocol of
-registries/__init__.py). Over 500 lines because it holds two small pieces of cryptography the
+registries/__init__.py). It is over 500 lines because it holds two small pieces of cryptography the
 stdlib lacks and Go's checksum database needs: the ``h1:`` dirhash and an Ed25519 verifier
 (RFC 8032 §5.1.7) for the database's signed tree note.
 

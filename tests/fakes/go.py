@@ -1,0 +1,278 @@
+"""A fake Go module proxy and checksum database on a FakeServer, speaking the real wire format.
+
+The proxy lives under ``/proxy/`` (the layout of ``$GOMODCACHE/cache/download``):
+``$module/@v/list`` (plain text, unordered, retracted versions included, never pseudo-versions),
+``$module/@v/$version.info`` (``{"Version","Time"}``), ``.mod`` (synthesised ``module <path>``
+when the module has none), ``.zip`` and the optional ``$module/@latest``; module paths and
+versions arrive case-escaped (``!b`` for ``B``) and an unescaped capital is refused. Unknown
+modules and versions answer 404 (or 410, as some proxies do) with a ``not found:`` text body.
+
+The checksum database lives under ``/sumdb/`` (or, mirrored through the proxy, under
+``/proxy/sumdb/<name>/`` once ``mirror_sumdb`` is set): ``/lookup/$module@$version`` answers
+the record number, the two go.sum lines, a blank line and a tree note signed with a test
+Ed25519 key generated here. The h1 lines are computed from the served zips by this fake's own
+few lines of hashlib, not by codenav's code; so is the signature (a separate, slow affine
+Ed25519 signer, checked against RFC 8032's vectors in the tests).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import os
+import zipfile
+from dataclasses import dataclass, field
+
+from .http import FakeServer, Reply
+
+TEXT = {"Content-Type": "text/plain; charset=UTF-8"}
+
+
+# --- an independent h1 and Ed25519 signer (test side) -------------------------------------------
+
+def h1_of_files(entries: list[tuple[str, bytes]]) -> str:
+    """dirhash Hash1 of (name, content) pairs, written apart from codenav's version."""
+    summary = "".join(f"{hashlib.sha256(data).hexdigest()}  {name}\n" for name, data in sorted(entries))
+    return "h1:" + base64.b64encode(hashlib.sha256(summary.encode()).digest()).decode()
+
+
+def h1_of_zip_bytes(data: bytes) -> str:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return h1_of_files([(i.filename, archive.read(i)) for i in archive.infolist()])
+
+
+P = 2 ** 255 - 19
+L = 2 ** 252 + 27742317777372353535851937790883648493
+D = (-121665 * pow(121666, P - 2, P)) % P
+
+
+def _inv(x: int) -> int:
+    return pow(x, P - 2, P)
+
+
+def _add(a: tuple[int, int], b: tuple[int, int]) -> tuple[int, int]:
+    (x1, y1), (x2, y2) = a, b
+    t = D * x1 * x2 * y1 * y2 % P
+    return ((x1 * y2 + x2 * y1) * _inv(1 + t) % P, (y1 * y2 + x1 * x2) * _inv(1 - t) % P)
+
+
+def _mul(k: int, point: tuple[int, int]) -> tuple[int, int]:
+    out = (0, 1)
+    for bit in bin(k)[2:]:
+        out = _add(out, out)
+        if bit == "1":
+            out = _add(out, point)
+    return out
+
+
+def _base() -> tuple[int, int]:
+    y = 4 * _inv(5) % P
+    xx = (y * y - 1) * _inv(D * y * y + 1) % P
+    x = pow(xx, (P + 3) // 8, P)
+    if (x * x - xx) % P:
+        x = x * pow(2, (P - 1) // 4, P) % P
+    return (P - x if x & 1 else x, y)
+
+
+def _enc(point: tuple[int, int]) -> bytes:
+    x, y = point
+    return (y + ((x & 1) << 255)).to_bytes(32, "little")
+
+
+def _secret(seed: bytes) -> tuple[int, bytes]:
+    h = hashlib.sha512(seed).digest()
+    a = int.from_bytes(h[:32], "little")
+    a = (a & ~7 & ((1 << 254) - 1)) | (1 << 254)
+    return a, h[32:]
+
+
+def public_key(seed: bytes) -> bytes:
+    return _enc(_mul(_secret(seed)[0], _base()))
+
+
+def sign(seed: bytes, message: bytes) -> bytes:
+    """RFC 8032 §5.1.6 Ed25519 signing (affine coordinates, slow and plain)."""
+    a, prefix = _secret(seed)
+    pub = _enc(_mul(a, _base()))
+    r = int.from_bytes(hashlib.sha512(prefix + message).digest(), "little") % L
+    big_r = _enc(_mul(r, _base()))
+    k = int.from_bytes(hashlib.sha512(big_r + pub + message).digest(), "little") % L
+    return big_r + ((r + k * a) % L).to_bytes(32, "little")
+
+
+@dataclass
+class NoteKey:
+    """A checksum-database signer: GOSUMDB's ``name+hash+key`` text and the signing seed."""
+
+    name: str
+    seed: bytes = field(default_factory=lambda: os.urandom(32))
+
+    @property
+    def raw(self) -> bytes:
+        return b"\x01" + public_key(self.seed)
+
+    @property
+    def key_hash(self) -> bytes:
+        return hashlib.sha256(self.name.encode() + b"\n" + self.raw).digest()[:4]
+
+    @property
+    def verifier(self) -> str:
+        return f"{self.name}+{self.key_hash.hex()}+{base64.b64encode(self.raw).decode()}"
+
+    def sign_note(self, text: str) -> str:
+        signature = sign(self.seed, text.encode())
+        return f"{text}\n\u2014 {self.name} {base64.b64encode(self.key_hash + signature).decode()}\n"
+
+
+# --- the proxy and the database -----------------------------------------------------------------
+
+def unescape(text: str) -> str | None:
+    """``!b`` -> ``B``; None for an unescaped capital (the proxy refuses those)."""
+    out, bang = [], False
+    for char in text:
+        if bang:
+            if not char.islower():
+                return None
+            out.append(char.upper())
+            bang = False
+        elif char == "!":
+            bang = True
+        elif char.isupper():
+            return None
+        else:
+            out.append(char)
+    return None if bang else "".join(out)
+
+
+def module_zip(module: str, version: str, files: dict[str, bytes]) -> bytes:
+    """A module zip as the go command makes it: every entry under ``module@version/``."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in sorted(files.items()):
+            archive.writestr(f"{module}@{version}/{name}", data)
+    return buf.getvalue()
+
+
+@dataclass
+class GoVersion:
+    zip: bytes
+    mod: bytes | None  # None: no go.mod, the proxy synthesises one
+    time: str = "2024-01-02T03:04:05Z"
+    listed: bool = True  # pseudo-versions are never in @v/list
+    h1: str | None = None  # what the database says; None: the h1 of the zip as first published
+
+
+@dataclass
+class FakeGoProxy:
+    server: FakeServer
+    modules: dict[str, dict[str, GoVersion]] = field(default_factory=dict)
+    latest: dict[str, str] = field(default_factory=dict)  # module -> @latest answer (optional endpoint)
+    key: NoteKey = field(default_factory=lambda: NoteKey("sum.example.test"))
+    missing_status: int = 404
+    mirror_sumdb: bool = False  # answer /proxy/sumdb/<name>/supported and its lookups
+    tamper_note: bool = False  # serve a tree note whose signature does not match
+    records: int = 0
+
+    def __post_init__(self) -> None:
+        self.server.route_prefix("GET", "/proxy/", self._proxy)
+        self.server.route_prefix("GET", "/sumdb/", lambda h: self._sumdb(h, "/sumdb/"))
+
+    @property
+    def url(self) -> str:
+        return self.server.url + "/proxy/"
+
+    @property
+    def sumdb_url(self) -> str:
+        return self.server.url + "/sumdb/"
+
+    def gosumdb(self) -> str:
+        """GOSUMDB's ``name+hash+key url`` form pointing at this fake."""
+        return f"{self.key.verifier} {self.sumdb_url}"
+
+    def publish(self, module: str, version: str, files: dict[str, bytes], *, gomod: bytes | str | None = "auto",
+                listed: bool = True, zip_bytes: bytes | None = None) -> bytes:
+        if gomod == "auto":
+            gomod = f"module {module}\n".encode()
+        if isinstance(gomod, str):
+            gomod = gomod.encode()
+        if gomod is not None and "go.mod" not in files:
+            files = {**files, "go.mod": gomod}
+        data = zip_bytes if zip_bytes is not None else module_zip(module, version, files)
+        self.modules.setdefault(module, {})[version] = GoVersion(data, gomod, listed=listed,
+                                                                 h1=h1_of_zip_bytes(data))
+        return data
+
+    def _missing(self, what: str) -> Reply:
+        return Reply(self.missing_status, f"not found: {what}\n".encode(), TEXT)
+
+    def _proxy(self, handler) -> Reply:
+        path = handler.path.split("?", 1)[0][len("/proxy/"):]
+        if path.startswith("sumdb/"):
+            if not self.mirror_sumdb:
+                return Reply(404, b"404 page not found\n", TEXT)
+            name, _, rest = path[len("sumdb/"):].partition("/")
+            if name != self.key.name:
+                return Reply(404, b"404 page not found\n", TEXT)
+            if rest == "supported":
+                return Reply(200, b"", TEXT)
+            return self._sumdb(handler, f"/proxy/sumdb/{name}/")
+        if "/@latest" in path and path.endswith("/@latest"):
+            module = unescape(path[: -len("/@latest")])
+            if module is None:
+                return Reply(400, b"bad request: invalid escaped module path\n", TEXT)
+            if module not in self.latest:
+                return self._missing(f"{module}@latest")
+            version = self.latest[module]
+            return Reply.json({"Version": version, "Time": self.modules[module][version].time})
+        escaped, sep, rest = path.partition("/@v/")
+        module = unescape(escaped) if sep else None
+        if module is None:
+            return Reply(400, b"bad request: invalid escaped module path\n", TEXT)
+        versions = self.modules.get(module)
+        if versions is None:
+            return self._missing(f"module {module}: reading {escaped}: 404 Not Found")
+        if rest == "list":
+            # Unordered, as the protocol allows: newest-last-but-one, never string order.
+            listed = [v for v, record in versions.items() if record.listed]
+            listed = listed[1::2] + listed[::2]
+            return Reply(200, "".join(f"{v}\n" for v in listed).encode(), TEXT)
+        stem, dot, ext = rest.rpartition(".")
+        version = unescape(stem) if dot else None
+        record = versions.get(version) if version else None
+        if record is None:
+            return self._missing(f"{module}@{stem}: invalid version: unknown revision {stem}")
+        if ext == "info":
+            return Reply.json({"Version": version, "Time": record.time})
+        if ext == "mod":
+            return Reply(200, record.mod if record.mod is not None else f"module {module}\n".encode(), TEXT)
+        if ext == "zip":
+            return Reply(200, record.zip, {"Content-Type": "application/zip"})
+        return Reply(404, b"404 page not found\n", TEXT)
+
+    def _sumdb(self, handler, prefix: str) -> Reply:
+        path = handler.path.split("?", 1)[0][len(prefix):]
+        if not path.startswith("lookup/"):
+            return Reply(404, b"404 page not found\n", TEXT)
+        target = path[len("lookup/"):]
+        escaped, _, escaped_version = target.rpartition("@")
+        module, version = unescape(escaped), unescape(escaped_version)
+        record = self.modules.get(module or "", {}).get(version or "")
+        if record is None:
+            return Reply(404, f"not found: {target}\n".encode(), TEXT)
+        self.records += 1
+        gomod = record.mod if record.mod is not None else f"module {module}\n".encode()
+        lines = (f"{module} {version} {record.h1}\n"
+                 f"{module} {version}/go.mod {h1_of_files([('go.mod', gomod)])}\n")
+        tree = f"go.sum database tree\n{1000 + self.records}\n" \
+               f"{base64.b64encode(hashlib.sha256(lines.encode()).digest()).decode()}\n"
+        note = self.key.sign_note(tree)
+        if self.tamper_note:
+            note = note.replace(f"\n{1000 + self.records}\n", f"\n{2000 + self.records}\n", 1)
+        body = f"{4000 + self.records}\n{lines}\n{note}"
+        return Reply(200, body.encode(), {"Content-Type": "text/plain; charset=utf-8"})
+
+
+def info_json(version: str) -> bytes:
+    return json.dumps({"Version": version, "Time": "2024-01-02T03:04:05Z"}).encode()
