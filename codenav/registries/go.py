@@ -677,12 +677,11 @@ def h1_of_zip(path: str, max_bytes: int | None = None) -> str:
                                 details={"limit": max_bytes, "variable": "CODENAV_MAX_EXTRACTED_BYTES"})
                         digest.update(chunk)
                 lines.append(digest.hexdigest().encode() + b"  " + raw + b"\n")
-    except zipfile.BadZipFile as exc:
-        reason = str(exc).lower()
-        code = "INTEGRITY_ERROR" if "crc" in reason else "UNSAFE_ARCHIVE"
-        raise CodenavError(code, f"the module zip is corrupt ({reason})") from None
-    except (NotImplementedError, RuntimeError, EOFError, OSError) as exc:
-        raise CodenavError("UNSAFE_ARCHIVE", f"the module zip is corrupt or unreadable ({type(exc).__name__})") from None
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, OSError, ValueError) as exc:
+        # A zip that cannot be read has no h1, so it cannot match the published one.
+        reason = str(exc).strip().rstrip(".") or type(exc).__name__
+        raise CodenavError("INTEGRITY_ERROR", f"the module zip cannot be read to compute its h1 hash ({reason}); "
+                                              "nothing was cached") from None
     summary = b"".join(sorted(lines, key=lambda line: line.split(b"  ", 1)[1]))
     return "h1:" + base64.b64encode(hashlib.sha256(summary).digest()).decode()
 
