@@ -481,8 +481,8 @@ def test_a_comma_falls_through_on_not_found_and_a_pipe_on_any_error(go, monkeypa
         monkeypatch.setenv("CODENAV_GOPROXY", f"{other.url}/broken/,{go.url}")
         assert error_of(**args).code == "UPSTREAM_ERROR"
         monkeypatch.setenv("CODENAV_GOPROXY", f"{other.url}/broken/|{go.url}")
-        monkeypatch.setenv("CODENAV_RESOLVE_TTL", "0")
-        assert list_files.run({**args, "path_prefix": "*.go"})["target"]["version"] == "v0.9.1"
+        assert list_files.run(args)["target"]["version"] == "v0.9.1"
+        assert [s.path for s in other.seen].count(f"/broken/{ERRORS}/@v/v0.9.1.info") == 2
 
 
 @pytest.mark.parametrize("setting,fragment", [("direct", "'direct' means version control"),
@@ -510,6 +510,8 @@ def test_live_pkg_errors_matches_its_published_h1(monkeypatch):
     if "go" not in os.environ.get("CODENAV_LIVE_REGISTRIES", "").split(","):
         pytest.skip("set CODENAV_LIVE_REGISTRIES=go to reach the public Go proxy")
     monkeypatch.delenv("CODENAV_NO_DISCOVERY", raising=False)
+    artifact = gomod.resolve(ERRORS, "v0.9.1")
+    assert artifact.verification.expected == "h1:FEBLx1zS214owpjy7qsBeixbURkuhQAwrK5UwLGTwt4="  # the public go.sum line
     result = list_files.run({"registry": "go", "package_name": ERRORS, "version": "v0.9.1"})
     assert result["target"]["verified"] is True
     assert "errors.go" in [f["path"] for f in result["files"]]
