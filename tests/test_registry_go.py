@@ -174,7 +174,7 @@ def test_module_paths_are_case_escaped_on_the_wire():
 
 @pytest.mark.parametrize("name", ["", "errors", "github.com//x", "/github.com/x", "github.com/x/", "Github.com/x",
                                   "github.com/x y", "github.com/.x", "github.com/x.", "github.com/con", "-x.com/y",
-                                  "github.com/x!y"])
+                                  "github.com/x!y", "github.com/PROGRA~1"])
 def test_invalid_module_paths_are_invalid_argument(name):
     """Paths Go's module.CheckPath refuses are INVALID_ARGUMENT naming package_name."""
     with pytest.raises(CodenavError) as info:
@@ -205,9 +205,10 @@ def test_versions_order_by_semver_with_pseudo_versions_as_prereleases():
 def test_retract_directives_single_versions_intervals_and_blocks():
     """`retract v`, `retract [lo, hi]` and a parenthesised block, with comments, are read."""
     text = ('module example.com/m\n\ngo 1.21\n\nretract v1.0.1 // published by mistake\n'
-            'retract [v1.1.0, v1.1.9]\nretract (\n\t"v0.9.0"\n\t[v0.5.0, v0.6.0] // broken\n)\n')
+            'retract\t[v1.1.0, v1.1.9]\nretract (\n\t"v0.9.0"\n\t[v0.5.0, v0.6.0] // broken\n)\n'
+            'retract(\n\tv0.1.0\n)\n')
     assert gomod.retractions(text) == [("v1.0.1", "v1.0.1"), ("v1.1.0", "v1.1.9"), ("v0.9.0", "v0.9.0"),
-                                       ("v0.5.0", "v0.6.0")]
+                                       ("v0.5.0", "v0.6.0"), ("v0.1.0", "v0.1.0")]
 
 
 # --- the full chain -------------------------------------------------------------------------------
@@ -244,11 +245,20 @@ def test_files_read_grep_through_the_cli_and_mcp_with_parity(go, tmp_path):
         grep = json.loads(run_cli("grep", f"go:{ERRORS}@v0.9.1", "fundamental", "errors.go", "--json",
                                   env=env).stdout)
         assert "fundamental" in json.dumps(grep)
-        # The miss is one envelope on both surfaces too.
-        missing = session.call("list_files", {**target, "version": "v9.9.9"})
-        proc = run_cli("files", f"go:{ERRORS}@v9.9.9", "--json", env=env)
-        assert proc.stdout.decode() == missing["content"][0]["text"] + "\n" and missing["isError"] is True
-        assert json.loads(proc.stdout)["error"]["code"] == "VERSION_NOT_FOUND"
+        # Each error is one envelope on both surfaces too.
+        go.publish("example.com/tampered", "v1.0.0", {"a.go": b"package a\n"})
+        go.modules["example.com/tampered"]["v1.0.0"].zip = module_zip("example.com/tampered", "v1.0.0",
+                                                                      {"a.go": b"package b\n"})
+        errors = [({**target, "version": "v9.9.9"}, f"go:{ERRORS}@v9.9.9", "VERSION_NOT_FOUND"),
+                  ({"registry": "go", "package_name": "example.com/nope"}, "go:example.com/nope", "NOT_FOUND"),
+                  ({"registry": "go", "package_name": "example.com/tampered", "version": "v1.0.0"},
+                   "go:example.com/tampered@v1.0.0", "INTEGRITY_ERROR"),
+                  ({"registry": "go", "package_name": "errors"}, "go:errors", "INVALID_ARGUMENT")]
+        for arguments, spec, code in errors:
+            result = session.call("list_files", arguments)
+            proc = run_cli("files", spec, "--json", env=env)
+            assert proc.stdout.decode() == result["content"][0]["text"] + "\n" and result["isError"] is True
+            assert json.loads(proc.stdout)["error"]["code"] == code
     finally:
         session.close()
 

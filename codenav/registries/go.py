@@ -86,7 +86,8 @@ def _path_problem(path: str) -> str | None:
             return f"{element!r} starts or ends with a dot"
         if element.split(".", 1)[0].upper() in _WINDOWS_RESERVED:
             return f"{element!r} is a reserved file name on Windows"
-        if element.endswith("~") and element.rstrip("~")[-1:].isdigit():
+        tilde = element.rfind("~")
+        if tilde > 0 and element[tilde + 1:].isdigit():
             return f"{element!r} looks like a Windows short name"
     return None
 
@@ -370,8 +371,9 @@ def retractions(gomod: str) -> list[tuple[str, str]]:
                 continue
             spec = line
         else:
-            verb, _, spec = line.partition(" ")
-            if verb == "retract(" or (verb == "retract" and spec.strip() == "("):
+            fields = line.replace("(", " (", 1).split(None, 1)
+            verb, spec = fields[0], (fields[1].strip() if len(fields) > 1 else "")
+            if verb == "retract" and spec == "(":
                 in_block = True
                 continue
             if verb != "retract":

@@ -266,10 +266,13 @@ class FakeGoProxy:
             return Reply(404, b"404 page not found\n", TEXT)
         target = path[len("lookup/"):]
         escaped, _, escaped_version = target.rpartition("@")
-        module, version = unescape(escaped), unescape(escaped_version)
-        record = self.modules.get(module or "", {}).get(version or "")
+        return self.lookup(unescape(escaped) or "", unescape(escaped_version) or "")
+
+    def lookup(self, module: str, version: str) -> Reply:
+        """The database's answer for module@version: record number, go.sum lines, signed tree note."""
+        record = self.modules.get(module, {}).get(version)
         if record is None:
-            return Reply(404, f"not found: {target}\n".encode(), TEXT)
+            return Reply(404, f"not found: {module}@{version}\n".encode(), TEXT)
         self.records += 1
         gomod = record.mod if record.mod is not None else f"module {module}\n".encode()
         lines = (f"{module} {version} {record.h1}\n"

@@ -233,8 +233,7 @@ def test_go_upstream_fault_is_a_typed_error_and_nothing_is_cached(
              "go-info": Reply.json({"Version": "v1.0.0", "Time": "2024-01-02T03:04:05Z"}),
              "go-zip": Reply(200, data, {"Content-Type": "application/zip"})}
     if upstream == "go-sumdb":
-        healthy = go._sumdb
-        good = healthy(type("H", (), {"path": paths["go-sumdb"]})(), "/sumdb/")
+        good = go.lookup(module, "v1.0.0")
     else:
         good = goods[upstream]
     if upstream == "go-zip" and fault == "oversized":
