@@ -431,6 +431,23 @@ def test_private_or_unchecked_modules_are_not_verified_and_say_why(go, monkeypat
     assert not any("lookup" in s.path for s in go.server.seen)
 
 
+def test_codenav_gosumdb_beats_gosumdb_and_the_go_env_file(go, monkeypatch):
+    """CODENAV_GOSUMDB wins over GOSUMDB=off in the environment and in the `go env -w` file;
+    without it GOSUMDB decides (the file's value when the environment has none)."""
+    go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
+    env_file = Path(os.environ["XDG_CONFIG_HOME"]) / "go" / "env"
+    env_file.parent.mkdir(parents=True)
+    env_file.write_text("GOSUMDB=off\n")
+    monkeypatch.setenv("GOSUMDB", "off")
+    args = {"registry": "go", "package_name": ERRORS, "version": "v0.9.1"}
+    assert list_files.run(args)["target"]["verified"] is True
+    monkeypatch.delenv("CODENAV_GOSUMDB")
+    monkeypatch.setenv("GOSUMDB", go.gosumdb())
+    assert gomod._unchecked_reason(ERRORS) is None
+    monkeypatch.delenv("GOSUMDB")
+    assert gomod._unchecked_reason(ERRORS) == "GOSUMDB is off: the checksum database is not consulted"
+
+
 def test_the_sumdb_is_reached_through_the_proxy_when_it_mirrors_it(go, monkeypatch):
     """Without a URL in GOSUMDB, a proxy answering /sumdb/<name>/supported serves the lookups."""
     go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
@@ -525,3 +542,16 @@ def test_live_pkg_errors_matches_its_published_h1(monkeypatch):
     result = list_files.run({"registry": "go", "package_name": ERRORS, "version": "v0.9.1"})
     assert result["target"]["verified"] is True
     assert "errors.go" in [f["path"] for f in result["files"]]
+
+
+def test_the_warm_path_of_the_go_registry_imports_nothing_heavy():
+    """Validating a name, testing a version for exactness and finding the endpoint (what a
+    warm call does) load no re, json, urllib, fnmatch or hashlib."""
+    import sys
+
+    code = ("import sys; before = set(sys.modules); from codenav.registries import go; "
+            "go.normalize_name('github.com/pkg/errors'); go.is_exact('v0.9.1'); go.endpoint(); "
+            "print(' '.join(sorted(set(sys.modules) - before)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    loaded = set(out.stdout.split())
+    assert loaded & {"re", "json", "urllib", "urllib.parse", "fnmatch", "hashlib", "typing", "requests"} == set()
