@@ -206,7 +206,7 @@ def test_retract_directives_single_versions_intervals_and_blocks():
     """`retract v`, `retract [lo, hi]` and a parenthesised block, with comments, are read."""
     text = ('module example.com/m\n\ngo 1.21\n\nretract v1.0.1 // published by mistake\n'
             'retract\t[v1.1.0, v1.1.9]\nretract (\n\t"v0.9.0"\n\t[v0.5.0, v0.6.0] // broken\n)\n'
-            'retract(\n\tv0.1.0\n)\n')
+            'retract(\n\tv0.1.0\n)\nretract [garbage, v9.0.0]\n')
     assert gomod.retractions(text) == [("v1.0.1", "v1.0.1"), ("v1.1.0", "v1.1.9"), ("v0.9.0", "v0.9.0"),
                                        ("v0.5.0", "v0.6.0"), ("v0.1.0", "v0.1.0")]
 

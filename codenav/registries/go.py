@@ -293,7 +293,7 @@ def _matches(module: str, patterns: str) -> bool:
 
 # --- the proxy protocol -------------------------------------------------------------------------
 
-def _ask(proxies: list[tuple[str, bool]], path: str, accept_missing: bool = True):
+def _ask(proxies: list[tuple[str, bool]], path: str):
     """The first 200 answer for ``path`` along the proxy list, as (base, Response); None when
     every proxy says 404/410. A ``,`` after a proxy moves on only on 404/410, a ``|`` on any
     error (GOPROXY semantics)."""
@@ -381,10 +381,12 @@ def retractions(gomod: str) -> list[tuple[str, str]]:
         spec = spec.strip()
         if spec.startswith("[") and spec.endswith("]"):
             low, _, high = spec[1:-1].partition(",")
-            out.append((low.strip().strip('"'), high.strip().strip('"')))
-        elif spec:
-            one = spec.strip('"')
-            out.append((one, one))
+            low, high = low.strip().strip('"'), high.strip().strip('"')
+        else:
+            low = high = spec.strip('"')
+        # Go refuses a go.mod with a malformed version; here such a line retracts nothing.
+        if low and canonical(low) == low and canonical(high) == high:
+            out.append((low, high))
     return out
 
 
