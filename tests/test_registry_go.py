@@ -239,7 +239,7 @@ def test_files_read_grep_through_the_cli_and_mcp_with_parity(go, tmp_path):
                 "registry": "go", "name": ERRORS, "version": "v0.9.1", "artifact": "errors@v0.9.1.zip",
                 "verified": True,
                 "verification": "h1 of the unpacked files matches the checksum database's h1 line, its tree note "
-                                "signed by sum.example.test (the Merkle inclusion proof is not checked)"}
+                                "signed by sum.example.test and the record's inclusion in that tree proven"}
         listing = json.loads(run_cli("files", f"go:{ERRORS}@v0.9.1", "--json", env=env).stdout)
         assert [f["path"] for f in listing["files"]] == ["LICENSE", "README.md", "errors.go"]
         grep = json.loads(run_cli("grep", f"go:{ERRORS}@v0.9.1", "fundamental", "errors.go", "--json",
@@ -364,6 +364,38 @@ def test_a_tree_note_with_a_bad_signature_is_an_integrity_error(go):
     go.tamper_note = True
     err = error_of(registry="go", package_name=ERRORS, version="v0.9.1")
     assert err.code == "INTEGRITY_ERROR" and "not signed" in err.message
+
+
+def test_a_record_outside_the_signed_tree_is_an_integrity_error(go):
+    """A lookup whose go.sum lines (here: the h1 of a replaced zip) are not the record the
+    signed tree holds fails the inclusion proof, although the h1 matches the zip."""
+    go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
+    go.modules[ERRORS]["v0.9.1"].zip = module_zip(ERRORS, "v0.9.1", {"evil.go": b"package errors\n"})
+    go.forge_record = True
+    err = error_of(registry="go", package_name=ERRORS, version="v0.9.1")
+    assert err.code == "INTEGRITY_ERROR" and "not in the tree" in err.message
+    assert any(s.path.startswith("/sumdb/tile/8/1/") for s in go.server.seen)
+
+
+def test_the_inclusion_proof_holds_for_every_record_of_a_tree(go):
+    """Records at many positions of trees of many sizes (partial tiles of levels 0 and 1) prove
+    against the fake's root, computed by RFC 6962's definition."""
+    for count in (1, 2, 3, 5, 17):
+        for i in range(count):
+            go.publish(f"example.com/p{count}", f"v1.0.{i}", {"a.go": b"package a\n"})
+    size = len(go.log)
+    root = go._mth([go._leaf(r) for r in go.log])
+    tiles = gomod._Tiles(go.sumdb_url, size)
+    for index in (0, 1, 255, 256, 299, 300, size - 2, size - 1):
+        leaf = go._leaf(go.log[index])
+        assert tiles.root_with(index, 0, size, leaf) == root, index
+        assert tiles.root_with(index, 0, size, go._leaf(b"other\n")) != root
+
+
+def test_tile_paths_group_the_index_by_three_digits():
+    """Tile N=1234067 of level 2 is tile/8/2/x001/x234/067; a partial one ends in .p/W."""
+    assert gomod.tile_path(2, 1234067, 256) == "tile/8/2/x001/x234/067"
+    assert gomod.tile_path(0, 5, 17) == "tile/8/0/005.p/17"
 
 
 def test_a_note_signed_by_another_key_is_an_integrity_error(go, monkeypatch):

@@ -2,8 +2,8 @@
 
 Everything codenav knows about Go modules is here (the registry protocol of
 registries/__init__.py). It is over 500 lines because it holds two small pieces of cryptography the
-stdlib lacks and Go's checksum database needs: the ``h1:`` dirhash and an Ed25519 verifier
-(RFC 8032 §5.1.7) for the database's signed tree note.
+stdlib lacks and Go's checksum database needs: the ``h1:`` dirhash, an Ed25519 verifier
+(RFC 8032 §5.1.7) for the database's signed tree note, and the tiled Merkle inclusion proof.
 
 - names: module paths (``github.com/pkg/errors``), case-sensitive, echoed as given; on the
   wire every upper-case letter is ``!`` + its lower case (``!burnt!sushi``);
@@ -20,7 +20,8 @@ stdlib lacks and Go's checksum database needs: the ``h1:`` dirhash and an Ed2551
 - verification: the module zip's ``h1:`` dirhash against the line the checksum database's
   ``/lookup`` gives. CODENAV_GOSUMDB (then GOSUMDB) is a plain base URL (TLS is the only
   trust) or Go's ``name+hash+key [url]`` form, whose signed tree note is verified with the
-  key (the Merkle inclusion proof is not checked). GOSUMDB=off, GONOSUMCHECK=1,
+  key and the record proven to be in that tree from the database's tiles (RFC 6962); no
+  tree is remembered between calls, so there is no consistency proof. GOSUMDB=off, GONOSUMCHECK=1,
   GOFLAGS=-insecure and GONOSUMDB/GOPRIVATE matches give ``verified: false`` with the reason;
 - unpack: exactly ``{module}@{version}/`` is stripped (the module path has slashes).
 
@@ -585,9 +586,111 @@ def _verification(module: str, version: str, proxies: list[tuple[str, bool]]):
                 f"{SUMDB_WHAT} answer for {module}@{version} is not signed by the key of {db.name}; nothing was cached",
                 details={"key": db.key_text},
             )
-        source = (f"the checksum database's h1 line, its tree note signed by {db.name} "
-                  "(the Merkle inclusion proof is not checked)")
+        _prove_record(url, record, note, module, version)
+        source = (f"the checksum database's h1 line, its tree note signed by {db.name} and the record's "
+                  "inclusion in that tree proven")
     return Verification("custom", "h1", expected, source)
+
+
+# --- the Merkle inclusion proof (transparent log tiles, height 8) ---------------------------------
+
+def _node(left: bytes, right: bytes) -> bytes:
+    import hashlib
+
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def tile_path(level: int, index: int, width: int) -> str:
+    """``tile/8/L/x001/x234/067[.p/W]``: the tile's index in groups of three digits."""
+    groups = [f"{index % 1000:03d}"]
+    index //= 1000
+    while index:
+        groups.append(f"x{index % 1000:03d}")
+        index //= 1000
+    return f"tile/8/{level}/{'/'.join(reversed(groups))}" + (f".p/{width}" if width < 256 else "")
+
+
+class _Tiles:
+    """Stored hashes of a tree of ``size`` records, read from the database's tiles on demand."""
+
+    def __init__(self, url: str, size: int) -> None:
+        self.url, self.size, self.tiles = url, size, {}
+
+    def tile(self, level: int, index: int, width: int) -> bytes:
+        from .. import net
+
+        path = tile_path(level, index, width)
+        if path not in self.tiles:
+            resp = net.request("GET", self.url + path, what=SUMDB_WHAT, redirects="https", max_bytes=256 * 32,
+                               timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"))
+            if resp.status in (404, 410):
+                raise CodenavError("INTEGRITY_ERROR", f"{SUMDB_WHAT} does not serve the tile {path}, so the record "
+                                                      "cannot be proven to be in its signed tree")
+            if resp.status != 200:
+                raise net.status_error(SUMDB_WHAT, resp)
+            if len(resp.body) != width * 32:
+                raise CodenavError("PROTOCOL_ERROR", f"{SUMDB_WHAT} sent a tile {path} of the wrong size")
+            self.tiles[path] = resp.body
+        return self.tiles[path]
+
+    def stored(self, level: int, index: int) -> bytes:
+        """The hash of the complete subtree of 2**level records starting at record index << level."""
+        tile_level, height = divmod(level, 8)
+        first = index << height  # its first node at level 8 * tile_level
+        number, offset = divmod(first, 256)
+        width = min(256, (self.size >> (8 * tile_level)) - number * 256)
+        data = self.tile(tile_level, number, width)
+        hashes = [data[i * 32:(i + 1) * 32] for i in range(offset, offset + (1 << height))]
+        while len(hashes) > 1:
+            hashes = [_node(hashes[i], hashes[i + 1]) for i in range(0, len(hashes), 2)]
+        return hashes[0]
+
+    def range_hash(self, low: int, high: int) -> bytes:
+        """RFC 6962 MTH of records [low, high): its complete subtrees, folded right to left."""
+        parts = []
+        while low < high:
+            level = 0
+            while low % (2 << level) == 0 and low + (2 << level) <= high:
+                level += 1
+            parts.append(self.stored(level, low >> level))
+            low += 1 << level
+        digest = parts[-1]
+        for part in reversed(parts[:-1]):
+            digest = _node(part, digest)
+        return digest
+
+    def root_with(self, index: int, low: int, high: int, leaf: bytes) -> bytes:
+        """The tree hash of [low, high) computed with ``leaf`` at ``index``: equal to the signed
+        root only if that record is in the tree (RFC 6962 §2.1.1 audit path)."""
+        if high - low == 1:
+            return leaf
+        split = 1 << ((high - low - 1).bit_length() - 1)  # the largest power of two below the size
+        if index < low + split:
+            return _node(self.root_with(index, low, low + split, leaf), self.range_hash(low + split, high))
+        return _node(self.range_hash(low, low + split), self.root_with(index, low + split, high, leaf))
+
+
+def _prove_record(url: str, record: str, note: str, module: str, version: str) -> None:
+    """The lookup's record (its number, its go.sum lines) is in the tree the signed note names."""
+    import base64
+    import binascii
+    import hashlib
+
+    head, _, lines = record.partition("\n")
+    fields = note.split("\n")
+    try:
+        size, root = int(fields[1]), base64.b64decode(fields[2], validate=True)
+        index = int(head)
+    except (IndexError, ValueError, binascii.Error):
+        raise CodenavError("PROTOCOL_ERROR", f"{SUMDB_WHAT} sent a tree note that cannot be read") from None
+    if not 0 <= index < size or len(root) != 32:
+        raise CodenavError("INTEGRITY_ERROR", f"{SUMDB_WHAT} lists {module}@{version} outside its signed tree")
+    leaf = hashlib.sha256(b"\x00" + (lines + "\n").encode("utf-8")).digest()
+    if _Tiles(url, size).root_with(index, 0, size, leaf) != root:
+        raise CodenavError(
+            "INTEGRITY_ERROR",
+            f"{SUMDB_WHAT} record for {module}@{version} is not in the tree its signed note names; nothing was cached",
+        )
 
 
 def _sumdb_via_proxy(name: str, proxies: list[tuple[str, bool]]) -> str | None:

@@ -9,10 +9,12 @@ modules and versions answer 404 (or 410, as some proxies do) with a ``not found:
 
 The checksum database lives under ``/sumdb/`` (or, mirrored through the proxy, under
 ``/proxy/sumdb/<name>/`` once ``mirror_sumdb`` is set): ``/lookup/$module@$version`` answers
-the record number, the two go.sum lines, a blank line and a tree note signed with a test
-Ed25519 key generated here. The h1 lines are computed from the served zips by this fake's own
-few lines of hashlib, not by codenav's code; so is the signature (a separate, projective-coordinate
-Ed25519 signer, checked against RFC 8032's vectors in the tests).
+the record number, the two go.sum lines, a blank line and a tree note (size, root hash)
+signed with a test Ed25519 key generated here; ``/tile/8/L/x001/234[.p/W]`` serves the hashes
+of the log (filler records first, so the tiles of level 1 are partial and real). The h1
+lines are computed from the served zips by this fake's own few lines of hashlib, not by
+codenav's code; so are the tree (RFC 6962 by its definition) and the signature (a separate,
+projective-coordinate Ed25519 signer, checked against RFC 8032's vectors in the tests).
 """
 
 from __future__ import annotations
@@ -182,9 +184,13 @@ class FakeGoProxy:
     missing_status: int = 404
     mirror_sumdb: bool = False  # answer /proxy/sumdb/<name>/supported and its lookups
     tamper_note: bool = False  # serve a tree note whose signature does not match
-    records: int = 0
+    forge_record: bool = False  # a lookup lists the h1 of the zip as served now, not the logged record
+    log: list[bytes] = field(default_factory=list)  # the transparent log's records, in order
+    ids: dict[tuple[str, str], int] = field(default_factory=dict)
+    filler: int = 300  # records of other modules before the first test record (tiles beyond level 0)
 
     def __post_init__(self) -> None:
+        self.log += [f"example.invalid/filler v1.0.{i} h1:{'A' * 43}=\n".encode() for i in range(self.filler)]
         self.server.route_prefix("GET", "/proxy/", self._proxy)
         self.server.route_prefix("GET", "/sumdb/", lambda h: self._sumdb(h, "/sumdb/"))
 
@@ -209,9 +215,50 @@ class FakeGoProxy:
         if gomod is not None and "go.mod" not in files:
             files = {**files, "go.mod": gomod}
         data = zip_bytes if zip_bytes is not None else module_zip(module, version, files)
-        self.modules.setdefault(module, {})[version] = GoVersion(data, gomod, listed=listed,
-                                                                 h1=h1_of_zip_bytes(data))
+        record = GoVersion(data, gomod, listed=listed, h1=h1_of_zip_bytes(data))
+        self.modules.setdefault(module, {})[version] = record
+        self.ids[(module, version)] = len(self.log)
+        self.log.append(self._lines(module, version, record.h1, gomod).encode())
         return data
+
+    @staticmethod
+    def _lines(module: str, version: str, h1: str | None, gomod: bytes | None) -> str:
+        gomod = gomod if gomod is not None else f"module {module}\n".encode()
+        return f"{module} {version} {h1}\n{module} {version}/go.mod {h1_of_files([('go.mod', gomod)])}\n"
+
+    # The log as a Merkle tree (RFC 6962), computed here by its definition.
+
+    @staticmethod
+    def _leaf(data: bytes) -> bytes:
+        return hashlib.sha256(b"\x00" + data).digest()
+
+    def _mth(self, leaves: list[bytes]) -> bytes:
+        if len(leaves) == 1:
+            return leaves[0]
+        k = 1
+        while k * 2 < len(leaves):
+            k *= 2
+        return hashlib.sha256(b"\x01" + self._mth(leaves[:k]) + self._mth(leaves[k:])).digest()
+
+    def _level(self, level: int) -> list[bytes]:
+        hashes = [self._leaf(r) for r in self.log]
+        for _ in range(level):
+            hashes = [hashlib.sha256(b"\x01" + hashes[i] + hashes[i + 1]).digest()
+                      for i in range(0, len(hashes) - 1, 2)]
+        return hashes
+
+    def _tile(self, rest: str) -> Reply:
+        level_text, _, where = rest.partition("/")
+        where, _, width_text = where.partition(".p/")
+        try:
+            level, index = int(level_text), int("".join(g.lstrip("x") for g in where.split("/")))
+            width = int(width_text) if width_text else 256
+        except ValueError:
+            return Reply(404, b"404 page not found\n", TEXT)
+        hashes = self._level(8 * level)[index * 256: index * 256 + width]
+        if len(hashes) != width:
+            return Reply(404, b"not found: tile\n", TEXT)
+        return Reply(200, b"".join(hashes), {"Content-Type": "application/octet-stream"})
 
     def _missing(self, what: str) -> Reply:
         return Reply(self.missing_status, f"not found: {what}\n".encode(), TEXT)
@@ -262,6 +309,8 @@ class FakeGoProxy:
 
     def _sumdb(self, handler, prefix: str) -> Reply:
         path = handler.path.split("?", 1)[0][len(prefix):]
+        if path.startswith("tile/8/"):
+            return self._tile(path[len("tile/8/"):])
         if not path.startswith("lookup/"):
             return Reply(404, b"404 page not found\n", TEXT)
         target = path[len("lookup/"):]
@@ -273,16 +322,20 @@ class FakeGoProxy:
         record = self.modules.get(module, {}).get(version)
         if record is None:
             return Reply(404, f"not found: {module}@{version}\n".encode(), TEXT)
-        self.records += 1
-        gomod = record.mod if record.mod is not None else f"module {module}\n".encode()
-        lines = (f"{module} {version} {record.h1}\n"
-                 f"{module} {version}/go.mod {h1_of_files([('go.mod', gomod)])}\n")
-        tree = f"go.sum database tree\n{1000 + self.records}\n" \
-               f"{base64.b64encode(hashlib.sha256(lines.encode()).digest()).decode()}\n"
+        if (module, version) not in self.ids:  # a record a test placed by hand
+            self.ids[(module, version)] = len(self.log)
+            self.log.append(self._lines(module, version, record.h1, record.mod).encode())
+        index = self.ids[(module, version)]
+        lines = self.log[index].decode()
+        if self.forge_record:
+            lines = self._lines(module, version, h1_of_zip_bytes(record.zip), record.mod)
+        size = len(self.log)
+        root = self._mth([self._leaf(r) for r in self.log])
+        tree = f"go.sum database tree\n{size}\n{base64.b64encode(root).decode()}\n"
         note = self.key.sign_note(tree)
         if self.tamper_note:
-            note = note.replace(f"\n{1000 + self.records}\n", f"\n{2000 + self.records}\n", 1)
-        body = f"{4000 + self.records}\n{lines}\n{note}"
+            note = note.replace(f"\n{size}\n", f"\n{size + 1}\n", 1)
+        body = f"{index}\n{lines}\n{note}"
         return Reply(200, body.encode(), {"Content-Type": "text/plain; charset=utf-8"})
 
 

@@ -9,7 +9,7 @@ The same cases and guarantees as the npm/PyPI suites, imported from their module
 - integrity: one byte changed (first, middle, last) under the published h1 is INTEGRITY_ERROR
   and nothing is cached;
 - upstream faults: the FAULTS of test_upstream_faults met at the proxy's version list, its
-  ``.info``, the module zip and the checksum database's lookup;
+  ``.info``, the module zip, the checksum database's lookup and its tiles;
 - bad arguments: malformed module paths and versions are INVALID_ARGUMENT naming the field on
   both surfaces with one envelope, and never reach the proxy.
 """
@@ -203,11 +203,14 @@ def test_a_cached_module_is_served_without_the_network_after_the_proxy_changes(g
 # --- upstream faults -------------------------------------------------------------------------------
 
 ROWS: dict[tuple[str, str], tuple[str, bool]] = {}
-for _upstream in ("go-list", "go-info", "go-sumdb"):
+for _upstream in ("go-list", "go-info", "go-sumdb", "go-tile"):
     for _fault, _expected in faults._HTTP_COMMON.items():
         ROWS[(_upstream, _fault)] = _expected
     ROWS[(_upstream, "invalid-json")] = ("PROTOCOL_ERROR", False)
     ROWS[(_upstream, "wrong-content-type")] = ("PROTOCOL_ERROR", False)
+# A tile is at most 256 hashes (8 KiB): the reset fault declares 20,000 bytes more than the
+# tile, which is refused from its Content-Length before a byte is read.
+ROWS[("go-tile", "reset-mid-body")] = ("TOO_LARGE", False)
 for _fault in ("stall", "drip", "reset-mid-body", "503", "truncated", "oversized"):
     ROWS[("go-zip", _fault)] = faults._HTTP_COMMON[_fault]
 ROWS[("go-zip", "wrong-content-type")] = ("INTEGRITY_ERROR", False)
@@ -234,12 +237,19 @@ def test_go_upstream_fault_is_a_typed_error_and_nothing_is_cached(
              "go-zip": Reply(200, data, {"Content-Type": "application/zip"})}
     if upstream == "go-sumdb":
         good = go.lookup(module, "v1.0.0")
+    elif upstream == "go-tile":
+        good = None
     else:
         good = goods[upstream]
     if upstream == "go-zip" and fault == "oversized":
         monkeypatch.setenv("CODENAV_MAX_DOWNLOAD_BYTES", str(len(data) - 1))
         make = lambda good, other: good  # noqa: E731
-    go.server.route("GET", paths[upstream], lambda h: make(good, other))
+    if upstream == "go-tile":
+        # Every tile the inclusion proof reads meets the fault.
+        go.server.prefix_routes.insert(0, ("GET", "/sumdb/tile/", lambda h: make(
+            go._tile(h.path.split("/sumdb/tile/8/", 1)[1]), other)))
+    else:
+        go.server.route("GET", paths[upstream], lambda h: make(good, other))
     args = {"registry": "go", "package_name": module}
     if upstream != "go-list":
         args["version"] = "v1.0.0"
