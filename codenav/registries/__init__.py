@@ -43,6 +43,7 @@ TABLE: dict[str, str] = {
     "npm": "npm",
     "pypi": "pypi",
     "crates": "crates",
+    "go": "go",
     "maven": "maven",
     "rubygems": "rubygems",
     "nuget": "nuget",
@@ -50,7 +51,7 @@ TABLE: dict[str, str] = {
     "packagist": "packagist",
 }
 # alias prefix -> canonical prefix
-ALIASES: dict[str, str] = {"cargo": "crates", "gem": "rubygems", "composer": "packagist"}
+ALIASES: dict[str, str] = {"cargo": "crates", "golang": "go", "gem": "rubygems", "composer": "packagist"}
 
 
 def names() -> tuple[str, ...]:
