@@ -73,7 +73,7 @@ def test_a_spec_after_repo_url_is_refused_not_taken_as_a_prefix():
 
 def test_bad_spec_registry_is_explained():
     """An unknown registry prefix gets a message naming the accepted ones."""
-    code, _, errout = cli("files", "cargo:serde")
+    code, _, errout = cli("files", "nosuch:serde")
     assert code == 1 and "npm, pypi" in errout
 
 

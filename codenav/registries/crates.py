@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 
 from ..errors import CodenavError, invalid
-from . import discovery
+from . import clean, redact
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -118,11 +118,11 @@ def _sparse_url(value: str, where: str) -> str:
     if not url.startswith(("http://", "https://")):
         raise CodenavError(
             "CONFIG_ERROR",
-            f"{where} names {discovery.redact(url)!r}, which is not a sparse index (only Cargo's "
+            f"{where} names {redact(url)!r}, which is not a sparse index (only Cargo's "
             f"sparse protocol can be read); set {ENDPOINT_VARIABLE} to a sparse index URL",
             details={"action": f"set {ENDPOINT_VARIABLE}"},
         )
-    return discovery.clean(url)
+    return clean(url)
 
 
 def _cargo_config_files() -> list[str]:
@@ -287,7 +287,7 @@ def _config(index: str) -> dict:
     resp = _get(index + "config.json", CONFIG_CAP)
     if resp.status != 200:
         raise net.status_error(WHAT, resp, not_found=CodenavError(
-            "PROTOCOL_ERROR", f"{discovery.redact(index)} has no config.json: it is not a Cargo sparse index",
+            "PROTOCOL_ERROR", f"{redact(index)} has no config.json: it is not a Cargo sparse index",
             retryable=False, details={"action": f"check {ENDPOINT_VARIABLE} or Cargo's source replacement"},
         ))
     try:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 
 from ..errors import CodenavError, invalid
-from . import discovery
+from . import clean
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -236,7 +236,7 @@ def _clean_element(element: str) -> str:
         return element
     if "://" not in element:
         element = "https://" + element  # a bare host, as some setups write it
-    return discovery.clean(element)
+    return clean(element)
 
 
 def _proxies(module: str) -> list[tuple[str, bool]]:
@@ -517,7 +517,7 @@ class SumDB:
 def parse_sumdb(setting: str) -> SumDB:
     """``https://host/path`` | ``name+hash+key [url]`` | ``sum.golang.org [url]`` (the built-in key)."""
     if setting.startswith(("http://", "https://")):
-        return SumDB(setting, discovery.clean(setting), None, "")
+        return SumDB(setting, clean(setting), None, "")
     fields = setting.split()
     if not fields or len(fields) > 2:
         raise _sumdb_config(setting, "expected 'name+hash+key [url]' or a base URL")
@@ -528,7 +528,7 @@ def parse_sumdb(setting: str) -> SumDB:
             raise _sumdb_config(setting, f"{named} is not a database codenav knows the key of; give name+hash+key")
         named = DEFAULT_GOSUMDB
     name, key = parse_verifier_key(named, setting)
-    url = discovery.clean(fields[1] if "://" in fields[1] else "https://" + fields[1]) if len(fields) == 2 else None
+    url = clean(fields[1] if "://" in fields[1] else "https://" + fields[1]) if len(fields) == 2 else None
     return SumDB(name, url, key, named)
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import os
 
 from ..errors import CodenavError, invalid
-from . import discovery
+from . import clean
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -93,18 +93,18 @@ def endpoint() -> str:
     """The repository the tarballs come from."""
     for var in (ENDPOINT_VARIABLE, "HEX_MIRROR"):
         if os.environ.get(var):
-            return discovery.clean(os.environ[var])
+            return clean(os.environ[var])
     configured = _hex_config().get("mirror_url")
-    return discovery.clean(configured) if configured else DEFAULT_REPO
+    return clean(configured) if configured else DEFAULT_REPO
 
 
 def api_endpoint() -> str:
     """The HTTP API that lists releases, checksums and retirements."""
     for var in (API_VARIABLE, "HEX_API_URL"):
         if os.environ.get(var):
-            return discovery.clean(os.environ[var])
+            return clean(os.environ[var])
     configured = _hex_config().get("api_url")
-    return discovery.clean(configured) if configured else DEFAULT_API
+    return clean(configured) if configured else DEFAULT_API
 
 
 def _hex_config() -> dict[str, str]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 
 from ..errors import CodenavError, invalid
-from . import discovery
+from . import clean
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -251,9 +251,9 @@ class MavenVersion:
 
 def endpoint() -> str:
     if os.environ.get(ENDPOINT_VARIABLE):
-        return discovery.clean(os.environ[ENDPOINT_VARIABLE])
+        return clean(os.environ[ENDPOINT_VARIABLE])
     mirror = _settings_mirror()
-    return discovery.clean(mirror) if mirror else DEFAULT_REPOSITORY
+    return clean(mirror) if mirror else DEFAULT_REPOSITORY
 
 
 def _settings_files() -> list[str]:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 
 from ..errors import CodenavError, invalid
-from . import discovery
+from . import clean
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -107,7 +107,7 @@ def endpoint() -> str:
     configured = configured.strip().strip('"').strip("'")
     if configured.lower().endswith(".json"):
         return configured
-    return discovery.clean(configured) + "index.json"
+    return clean(configured) + "index.json"
 
 
 def _config_files() -> list[str]:
@@ -224,7 +224,7 @@ def _services(index_url: str) -> tuple[str, str]:
     if not flat or not registration:
         raise CodenavError("PROTOCOL_ERROR",
                            f"{WHAT}'s service index names no PackageBaseAddress or RegistrationsBaseUrl resource")
-    return discovery.clean(flat), discovery.clean(registration)
+    return clean(flat), clean(registration)
 
 
 def _leaves(registration: str, lower_id: str, name: str) -> list[dict]:

@@ -138,12 +138,12 @@ def is_stable(version: str) -> bool:
 # --- the endpoint ------------------------------------------------------------------------------
 
 def endpoint() -> str:
-    from . import discovery
+    from . import clean
 
     if os.environ.get(ENDPOINT_VARIABLE):
-        return discovery.clean(os.environ[ENDPOINT_VARIABLE])
+        return clean(os.environ[ENDPOINT_VARIABLE])
     configured = _config_repository()
-    return discovery.clean(configured) if configured else DEFAULT_REPOSITORY
+    return clean(configured) if configured else DEFAULT_REPOSITORY
 
 
 def _composer_home() -> str:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 
 from ..errors import CodenavError, invalid
-from . import discovery
+from . import clean
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -96,9 +96,9 @@ def is_prerelease(version: str) -> bool:
 
 def endpoint() -> str:
     if os.environ.get(ENDPOINT_VARIABLE):
-        return discovery.clean(os.environ[ENDPOINT_VARIABLE])
+        return clean(os.environ[ENDPOINT_VARIABLE])
     configured = _gemrc_source()
-    return discovery.clean(configured) if configured else DEFAULT_SOURCE
+    return clean(configured) if configured else DEFAULT_SOURCE
 
 
 def _gemrc_files() -> list[str]:

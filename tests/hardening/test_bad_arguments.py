@@ -149,7 +149,7 @@ for tool, extra, cli_extra in (("list_files", {}, ()), ("read_file", {"path": "i
     row(tool, "version-only", "registry", {**extra, "version": "1.0.0"})
     row(tool, "registry-only", "package_name", {**extra, "registry": "npm"})
     row(tool, "bad-registry", "registry", {**extra, "registry": "cargo", "package_name": "serde"})
-    row(tool, "bad-registry-cli", "spec", None, ("cargo:serde", *cli_extra), names="npm, pypi")
+    row(tool, "bad-registry-cli", "spec", None, ("nosuch:serde", *cli_extra), names="npm, pypi, crates")
     row(tool, "spec-empty-name", "package_name", {**extra, "registry": "npm", "package_name": ""},
         ("npm:", *cli_extra))
     row(tool, "spec-bare-at", "package_name", {**extra, "registry": "npm", "package_name": "@"},
