@@ -46,7 +46,7 @@ def _build_parser(command: str | None) -> Any:
 
     parser = argparse.ArgumentParser(
         prog="codenav",
-        description="Look inside third-party code: npm and PyPI packages, git repositories, public GitHub code.",
+        description="Look inside third-party code: registry packages, git repositories, public GitHub code.",
     )
     parser.add_argument("--version", action="version", version=f"codenav {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

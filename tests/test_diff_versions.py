@@ -83,6 +83,30 @@ def test_each_kind_of_change_is_named_with_git_numstat_counts(demo):
     assert "Binary files a/logo.png and b/logo.png differ\n" in patches["logo.png"]
 
 
+def test_from_version_omitted_is_the_locked_version_and_ranges_resolve(demo, tmp_path):
+    """Without from_version the project's lockfile names the old side (its echo says so); the
+    new side is the registry's latest, never the lockfile's; ranges resolve as npm picks."""
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / "package-lock.json").write_text(json.dumps({"lockfileVersion": 3, "packages": {
+        "": {"dependencies": {"demo": "^1.0.0"}}, "node_modules/demo": {"version": "1.0.0"}}}))
+    result = diff_versions.run({"registry": "npm", "package_name": "demo", "project_dir": str(project)})
+    assert (result["from"]["version"], result["to"]["version"]) == ("1.0.0", "2.0.0")
+    assert result["from"]["versionSource"]["kind"] == "lockfile"
+    assert result["to"]["versionSource"] == {"kind": "latest"}
+    ranged = diff_versions.run({"registry": "npm", "package_name": "demo", "from_version": "^1", "to_version": "2.x"})
+    assert (ranged["from"]["version"], ranged["to"]["version"]) == ("1.0.0", "2.0.0")
+    assert ranged["summary"] == result["summary"]
+
+
+def test_globs_narrow_the_diff_as_ripgrep_reads_them(demo):
+    """`glob` keeps the paths its ripgrep -g rules include (and the filter echoes it)."""
+    full = {f["path"] for f in diff_versions.run(ARGS)["files"]}
+    result = diff_versions.run({**ARGS, "glob": ["*.js", "!gone.js"]})
+    assert {f["path"] for f in result["files"]} == {p for p in full if p.endswith(".js") and p != "gone.js"}
+    assert result["filter"] == {"glob": ["*.js", "!gone.js"]}
+
+
 def test_to_version_omitted_is_the_latest(demo):
     """Without to_version the registry's latest is the new side."""
     result = diff_versions.run({k: v for k, v in ARGS.items() if k != "to_version"})
@@ -106,15 +130,14 @@ def test_a_path_in_neither_version_is_file_not_found(demo):
 
 
 @pytest.mark.parametrize("args,field", [
-    ({"registry": "npm", "package_name": "demo"}, "from_version"),
     ({**ARGS, "context": 21}, "context"),
     ({**ARGS, "repo_url": "https://example.invalid/x.git"}, "repo_url"),
     ({"repo_url": "https://example.invalid/x.git"}, "from_ref"),
     ({**ARGS, "path_prefix": "../x"}, "path_prefix"),
-    ({**ARGS, "from_version": "1.0.0 || 2"}, "from_version"),
+    ({**ARGS, "from_version": "1..2 <>"}, "from_version"),
 ])
 def test_bad_arguments_name_their_field(npm, args, field):
-    """Missing from_version/from_ref, both target forms, a bad context, prefix or version are
+    """A missing from_ref, both target forms, a bad context, prefix or version are
     INVALID_ARGUMENT naming the field, before any download."""
     error = err(**args)
     assert (error.code, error.details["field"]) == ("INVALID_ARGUMENT", field)

@@ -260,3 +260,27 @@ def test_a_locked_pypi_version_comes_from_uv_lock(pypi, tmp_path):
     assert result["target"]["version"] == "1.2.0"
     assert result["target"]["versionSource"]["kind"] == "lockfile"
     assert result["target"]["versionSource"]["file"] == "uv.lock"
+
+
+def test_version_source_is_pinned_for_every_kind(npm, tmp_path):
+    """versionSource says exact, range, tag, latest, lockfile or installed, with what was asked."""
+    _publish_npm(npm)
+
+    def source(**extra) -> dict:
+        return list_files.run({"registry": "npm", "package_name": "demo", **extra})["target"]["versionSource"]
+
+    assert source(version="1.2.0") == {"kind": "exact", "spec": "1.2.0"}
+    assert source(version="^1.2") == {"kind": "range", "spec": "^1.2"}
+    assert source(version="next") == {"kind": "tag", "spec": "next"}
+    assert source() == {"kind": "latest"}
+    assert source(project_dir=str(_npm_project(tmp_path)))["kind"] == "lockfile"
+    installed = tmp_path / "installed"
+    (installed / "node_modules" / "demo").mkdir(parents=True)
+    (installed / "package.json").write_text(json.dumps({"dependencies": {"demo": "*"}}))
+    (installed / "node_modules" / "demo" / "package.json").write_text(json.dumps({"name": "demo", "version": "1.1.0"}))
+    result = list_files.run({"registry": "npm", "package_name": "demo", "project_dir": str(installed)})
+    assert result["target"]["version"] == "1.1.0"
+    assert result["target"]["versionSource"] == {"kind": "installed", "file": "node_modules/demo/package.json",
+                                                 "entry": "node_modules/demo"}
+    proc = run_cli("files", "npm:demo", "--project", str(installed), env={"CODENAV_NPM_REGISTRY": npm.url})
+    assert proc.stderr == b"codenav: demo 1.1.0 from node_modules/demo/package.json\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import registries
 from ..errors import invalid
 from ..targets import add_cli_options, cli_target, from_args, wait_ms
 
@@ -12,7 +13,9 @@ if TYPE_CHECKING:
 TARGET_KEYS = ("registry", "package_name", "version", "repo_url", "git_ref", "wait_timeout_ms", "project_dir")
 
 SPEC_HELP = (
-    "SPEC is REGISTRY:NAME[@VERSION], e.g. npm:express, npm:@types/node@20.11.30, pypi:requests@2.32.3.\n"
+    "SPEC is REGISTRY:NAME[@VERSION], e.g. npm:express, npm:@types/node@20.11.30, pypi:requests@2.32.3,\n"
+    f"REGISTRY one of {', '.join(registries.names())}; VERSION exact, a range (npm:react@^18,\n"
+    "'pypi:requests>=2.30,<2.32') or a dist-tag; omitted, the version the project's lockfile pins.\n"
     "With --repo-url URL [--git-ref REF] a git repository replaces SPEC."
 )
 

@@ -48,6 +48,8 @@ def configure(parser: Any) -> None:
     parser.add_argument("--context", "-U", metavar="N", default=None,  # parsed by targets.cli_int
                         help=f"lines of context around each change (0-{MAX_CONTEXT}, default {DEFAULT_CONTEXT})")
     parser.add_argument("--path", metavar="PATH", help="only this one file")
+    parser.add_argument("--glob", "-g", action="append", metavar="GLOB",
+                        help="only paths matching GLOB (ripgrep -g rules; !GLOB excludes); repeatable")
     parser.add_argument("--cursor", metavar="C", help="continue a paged --json result")
     view = parser.add_mutually_exclusive_group()
     view.add_argument("--stat", action="store_true", help="one line per file with a +/- graph, as git diff --stat")
@@ -74,7 +76,8 @@ def arguments(ns: Any) -> dict[str, Any]:
                       from_key if len(names) == 3 and len(rest) < 2 else "path_prefix")
     versions = versions or rest[:2]
     prefix = rest[-1] if len(rest) == len(names) else None
-    args = {key: target[key] for key in ("registry", "package_name", "repo_url", "wait_timeout_ms") if key in target}
+    args = {key: target[key] for key in ("registry", "package_name", "repo_url", "wait_timeout_ms", "project_dir")
+            if key in target}
     for key, value in ((from_key, versions[0]), (to_key, versions[1])):
         if value is not None:
             args[key] = value
@@ -82,6 +85,8 @@ def arguments(ns: Any) -> dict[str, Any]:
         args["path_prefix"] = prefix
     if ns.path is not None:
         args["path"] = ns.path
+    if ns.glob:
+        args["glob"] = list(ns.glob)
     if ns.context is not None:
         args["context"] = cli_int(ns.context, "--context", "context")
     if ns.cursor is not None:
@@ -114,11 +119,12 @@ def _sides(args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     if not has_package:
         raise invalid("name a target: registry + package_name + from_version, or repo_url + from_ref",
                       "package_name")
-    if args.get("from_version") is None:
-        raise invalid("from_version is required: the version to compare from", "from_version")
     base = {**common, "registry": args.get("registry"), "package_name": args.get("package_name")}
-    old = {**base, "version": args["from_version"]}
-    new = {**base, "version": args["to_version"]} if args.get("to_version") is not None else base
+    # from_version omitted: the version the project locks (SPEC §3.9), else the latest;
+    # to_version omitted: the registry's latest, never the lockfile's.
+    old = ({**base, "version": args["from_version"]} if args.get("from_version") is not None
+           else {**base, **({"project_dir": args["project_dir"]} if "project_dir" in args else {})})
+    new = {**base, "version": args["to_version"]} if args.get("to_version") is not None else {**base, "project_dir": ""}
     from ..targets import from_args
 
     for side, key in ((old, "from_version"), (new, "to_version")):
@@ -159,6 +165,11 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     cursor = args.get("cursor")
     if cursor is not None and (not isinstance(cursor, str) or not cursor):
         raise invalid("cursor must be a string this tool gave out", "cursor")
+    matcher = None
+    if args.get("glob") is not None:
+        from ..search.globs import GlobSet, check
+
+        matcher = GlobSet(check(args["glob"])).includes
     old_args, new_args = _sides(args)
     old, new = _target.open_entry(old_args), _target.open_entry(new_args)
     rows_a, rows_b = _rows(old), _rows(new)
@@ -166,11 +177,12 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
         raise CodenavError("FILE_NOT_FOUND", f"{path} is a file of neither version",
                            details={"filePath": path, "action": "list the files with list_files"})
     result = diff.diff_trees(rows_a, rows_b, lambda p: old.read(p)[1], lambda p: new.read(p)[1],
-                             path_prefix=prefix, path_filter=(lambda p: p == path) if path is not None else None,
+                             path_prefix=prefix,
+                             path_filter=(lambda p: p == path) if path is not None else matcher,
                              context=context)
     shell: dict[str, Any] = {"from": old.target, "to": new.target, "summary": result["summary"]}
-    filters = {key: value for key, value in (("pathPrefix", args.get("path_prefix")), ("path", path),
-                                             ("context", args.get("context"))) if value is not None}
+    filters = {key: value for key, value in (("pathPrefix", args.get("path_prefix")), ("glob", args.get("glob")),
+                                             ("path", path), ("context", args.get("context"))) if value is not None}
     if filters:
         shell["filter"] = filters
     files = [_public(entry) for entry in result["files"]]

@@ -392,8 +392,6 @@ row("codefetch", "unknown-key-url-camel", "startLine", {"url": BLOB, "startLine"
 
 D = {**{k: v for k, v in DEMO.items() if k != "version"}, "from_version": "1.0.0", "to_version": "1.0.0"}
 DS = ("npm:demo", "1.0.0", "1.0.0")
-row("diff_versions", "from-missing", "from_version", {"registry": "npm", "package_name": "demo", "to_version": "1.0.0"},
-    ("npm:demo", "--to", "1.0.0"))
 row("diff_versions", "from-empty", "from_version", {**D, "from_version": ""}, ("npm:demo", "", "1.0.0"))
 row("diff_versions", "from-huge", "from_version", {**D, "from_version": "1" * MB})
 row("diff_versions", "from-huge-cli", "from_version", {**D, "from_version": "1" * CLI_HUGE},
