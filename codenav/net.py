@@ -342,3 +342,28 @@ def iter_sse_events(body: str) -> Iterator[str]:
             data.append(line)
     if data:
         yield "\n".join(data)
+
+
+def decoded_body(resp: Response, cap: int, what: str, where: str) -> bytes:
+    """``resp``'s body, gunzipped (at most ``cap`` bytes) when ``Content-Encoding`` says gzip.
+
+    Bodies are read raw (the deadline and the byte cap apply to the bytes on the wire), so a
+    registry that compresses its index files is decoded here, once, for every registry.
+    ``what`` names the document, ``where`` the upstream ("the crates index").
+    """
+    encoding = (resp.header("content-encoding") or "identity").strip().lower()
+    if encoding in ("identity", ""):
+        return resp.body
+    if encoding not in ("gzip", "x-gzip"):
+        raise CodenavError("PROTOCOL_ERROR", f"{where} sent {what} in an encoding codenav cannot read ({encoding})")
+    import zlib
+
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        data = inflate.decompress(resp.body, cap + 1)
+    except zlib.error:
+        raise CodenavError("PROTOCOL_ERROR", f"{where} sent {what} as gzip that cannot be decompressed") from None
+    if len(data) > cap:
+        raise CodenavError("TOO_LARGE", f"{what} from {where} is larger than the {cap // 1024} KiB limit",
+                           details={"limitBytes": cap})
+    return data

@@ -156,22 +156,9 @@ def _get(url: str, cap: int) -> Response:
 
 def _body(resp: Response, cap: int, what: str) -> bytes:
     """The body, gunzipped (at most ``cap`` bytes) when the server sent it compressed."""
-    encoding = (resp.header("content-encoding") or "identity").strip().lower()
-    if encoding in ("identity", ""):
-        return resp.body
-    if encoding not in ("gzip", "x-gzip"):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent {what} in an encoding codenav cannot read ({encoding})")
-    import zlib
+    from .. import net
 
-    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        data = inflate.decompress(resp.body, cap + 1)
-    except zlib.error:
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent {what} as gzip that cannot be decompressed") from None
-    if len(data) > cap:
-        raise CodenavError("TOO_LARGE", f"{what} from {WHAT} is larger than the {cap // 1024} KiB limit",
-                           details={"limitBytes": cap})
-    return data
+    return net.decoded_body(resp, cap, what, WHAT)
 
 
 def parse_info(text: str) -> list[tuple[str, str, str | None]]:
