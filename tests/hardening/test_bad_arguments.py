@@ -399,7 +399,7 @@ row("diff_versions", "from-huge-cli", "from_version", {**D, "from_version": "1" 
 row("diff_versions", "from-non-utf8", "from_version", {**D, "from_version": "\udcff"}, ("npm:demo", b"\xff", "1.0.0"))
 row("diff_versions", "from-type-int", "from_version", {**D, "from_version": 5})
 row("diff_versions", "to-type-list", "to_version", {**D, "to_version": ["2.0.0"]})
-row("diff_versions", "to-bad-version", "to_version", {**D, "to_version": "1.0.0 || 2"}, ("npm:demo", "1.0.0", "1.0.0 || 2"))
+row("diff_versions", "to-bad-version", "to_version", {**D, "to_version": "1..2 <>"}, ("npm:demo", "1.0.0", "1..2 <>"))
 row("diff_versions", "context-too-big", "context", {**D, "context": 21}, (*DS, "--context", "21"))
 row("diff_versions", "context-negative", "context", {**D, "context": -1}, (*DS, "-U", "-1"))
 row("diff_versions", "context-type-string", "context", {**D, "context": "3"})
@@ -667,15 +667,18 @@ def test_cli_json_bad_arguments_print_the_envelope_and_exit_with_the_error_code(
 
 @pytest.mark.parametrize("r", CLI_ROWS, ids=[r.id for r in CLI_ROWS])
 def test_cli_plain_bad_arguments_say_why_on_stderr_and_nothing_on_stdout(world: dict[str, Any], r: Row) -> None:
-    """Plain mode: stdout stays empty (pipes stay clean), stderr says `codenav: <the envelope's
-    message>`, same exit code, no traceback."""
+    """Plain mode: stdout stays empty (pipes stay clean), stderr says the envelope's message and
+    action in the CLI's words (`codenav: …` lines, SPEC §4.3), same exit code, no traceback."""
+    from codenav.words import error_lines
+
     run, as_json = world["cli"][(r.id, "plain")], world["cli"][(r.id, "json")]
     error = json.loads(as_json.stdout)["error"]
     assert run.code == ERROR_EXIT[r.tool]
     assert run.stdout == b""
     lines = run.stderr.decode("utf-8").splitlines()
-    assert lines[0] == f"codenav: {error['message']}"
-    assert lines[1:] == ([f"codenav: {error['details']['action']}"] if "action" in error.get("details", {}) else [])
+    expected = [f"codenav: {line}" for line in error_lines(error["code"], error["message"], error.get("details", {}))]
+    assert lines == expected
+    assert len(lines) <= 1 + ("action" in error.get("details", {})) + 1  # message, recovery facts, action
     _no_traceback(run.stderr)
 
 
