@@ -53,7 +53,8 @@ def registry(monkeypatch):
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60,
+    # -S: no site, so no editable-install finder preloads `re` and hides what the call imports.
+    return subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, timeout=60,
                           stdin=subprocess.DEVNULL)
 
 

@@ -74,6 +74,8 @@ def is_exact(version: str) -> bool:
 def classify_version(version: str) -> str:
     """``"exact"`` (a version, ``==V``, ``===V``) or ``"range"`` (a PEP 440 specifier set);
     INVALID_ARGUMENT otherwise."""
+    if version and not any(c in version for c in "<>=~,* ()") and "!=" not in version:
+        return "exact"  # a bare version (its validity is the index's to answer), without `re`
     from .pep440 import classify
 
     return classify(version)

@@ -73,3 +73,10 @@ def gutter(lines: list[tuple[int, str, bool]], out: TextIO, marker: bool = False
     for number, text, is_match in lines:
         flag = (">" if is_match else " ") if marker else ""
         out.write(f"{flag}{number:>{width}} | {text.rstrip(chr(10))}\n")
+
+
+def cli_words(sentence: str) -> str:
+    """``sentence`` in the CLI's words (codenav/words.py), imported only when a hint is shown."""
+    from ..words import for_cli
+
+    return for_cli(sentence)

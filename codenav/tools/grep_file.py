@@ -8,7 +8,6 @@ from __future__ import annotations
 from .. import budget, text
 from ..errors import invalid
 from ..targets import cli_int, validate_path
-from ..words import for_cli
 from . import _grep, _target
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
@@ -153,4 +152,4 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
             for ln in block["lines"]:
                 out.write(ln["text"] + "\n")
     if result.get("hint"):
-        (out if verbose else err).write(f"{'hint: ' if verbose else 'codenav: '}{for_cli(result['hint'])}\n")
+        (out if verbose else err).write(f"{'hint: ' if verbose else 'codenav: '}{_target.cli_words(result['hint'])}\n")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from ..errors import invalid
 from ..targets import validate_path
-from ..words import for_cli
 from . import _target
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
@@ -151,7 +150,7 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
             link = f" -> {f['linkTarget']}" if "linkTarget" in f else ""
             out.write(f"{f['size']:>{width}}  {f['fileType']:<7} {lang:<14} {f['path']}{link}\n")
         if result.get("hint"):
-            out.write(f"hint: {for_cli(result['hint'])}\n")
+            out.write(f"hint: {_target.cli_words(result['hint'])}\n")
         if result.get("skipped"):
             out.write(f"note: {result['skipped']['count']} archive entries were skipped (unsafe or unaddressable names)\n")
         return
@@ -160,6 +159,6 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
     for f in result.get("files", ()):
         out.write(f["path"] + "\n")
     if result.get("hint"):
-        err.write(f"codenav: {for_cli(result['hint'])}\n")
+        err.write(f"codenav: {_target.cli_words(result['hint'])}\n")
     if result.get("skipped"):
         err.write(f"codenav: {result['skipped']['count']} archive entries were skipped (unsafe or unaddressable names)\n")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from .. import text
 from ..targets import validate_path
-from ..words import for_cli
 from . import _target
 from ._content import content_result
 
@@ -60,11 +59,11 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
     if not verbose:
         out.write(result["content"])
         if result.get("hasMore"):
-            err.write(f"codenav: {for_cli(result['hint'])}\n")
+            err.write(f"codenav: {_target.cli_words(result['hint'])}\n")
         return
     lang = result.get("language") or "text"
     out.write(f"{result['path']} · {lang} · lines {result['startLine']}-{result['endLine']} of {result['totalLines']}\n")
     numbered = [(result["startLine"] + i, line, False) for i, line in enumerate(text.split_lines(result["content"]))]
     _target.gutter(numbered, out)
     if result.get("hint"):
-        out.write(f"hint: {for_cli(result['hint'])}\n")
+        out.write(f"hint: {_target.cli_words(result['hint'])}\n")
