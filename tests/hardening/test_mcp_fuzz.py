@@ -64,6 +64,9 @@ TOOL_ARGUMENTS: dict[str, list[dict[str, Any]]] = {
                   {**DEMO, "path": "nope.js"}],
     "grep_file": [{**DEMO, "path": "index.js", "pattern": "a", "context": 1}, {**DEMO, "path": "lib/a.js", "pattern": "\\d"}],
     "grep_repo": [{**DEMO, "pattern": "a", "context": 1, "glob": ["*.js"], "max_matches": 5}, {**DEMO, "pattern": "x"}],
+    "diff_versions": [{"registry": "npm", "package_name": "demo", "from_version": "1.0.0", "to_version": "1.0.0"},
+                      {"registry": "npm", "package_name": "demo", "from_version": "1.0.0", "to_version": "1.0.0",
+                       "context": 0, "path_prefix": "lib"}],
     "search_symbols": [{**DEMO, "query": "a"}, {**DEMO, "query": "x", "match": "substring", "kind": ["variable"],
                                                 "max_results": 1, "path_prefix": "lib"}],
     "codesearch": [{"query": "os.sep"}, {"query": "x", "regex": True, "case_sensitive": True, "language": ["Python"]},
@@ -524,6 +527,10 @@ def fuzz(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureReques
         env = _environment(base, {"npm": npm.url, "grep": grep.url, "github": github_server.url,
                                   "closed": closed_url})
         warm = subprocess.run([sys.executable, "-m", "codenav", "files", "npm:demo@1.0.0", "--json"],
+                              capture_output=True, env=env, timeout=60)
+        assert warm.returncode == 0, warm.stderr
+        # and its latest, for diff_versions frames whose to_version was dropped (5 minutes' alias)
+        warm = subprocess.run([sys.executable, "-m", "codenav", "files", "npm:demo", "--no-project", "--json"],
                               capture_output=True, env=env, timeout=60)
         assert warm.returncode == 0, warm.stderr
         warm_requests = len(npm_server.seen)
