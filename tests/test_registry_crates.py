@@ -93,6 +93,7 @@ SPEC = "crates:demo_crate@1.0.0"
     ("read_file", {**DEMO, "path": "src/lib.rs"}, ["read", SPEC, "src/lib.rs"], None),
     ("read_file", {**DEMO, "path": "src/lib.rs", "start_line": 2}, ["read", SPEC, "src/lib.rs", "--lines", "2-"],
      None),
+    ("grep_repo", {**DEMO, "pattern": "HELLO"}, ["grep", SPEC, "HELLO"], None),
     ("grep_file", {**DEMO, "path": "src/lib.rs", "pattern": "HELLO", "context": 1},
      ["grep", SPEC, "HELLO", "src/lib.rs", "--context", "1"], None),
     ("read_file", {**DEMO, "path": "nope.rs"}, ["read", SPEC, "nope.rs"], "FILE_NOT_FOUND"),

@@ -227,6 +227,7 @@ def test_files_read_grep_through_the_cli_and_mcp_with_parity(go, tmp_path):
             ("read_file", {**target, "path": "errors.go"}, ["read", f"go:{ERRORS}@v0.9.1", "errors.go"]),
             ("grep_file", {**target, "path": "errors.go", "pattern": "fundamental"},
              ["grep", f"golang:{ERRORS}@v0.9.1", "fundamental", "errors.go"]),
+            ("grep_repo", {**target, "pattern": "fundamental"}, ["grep", f"golang:{ERRORS}@v0.9.1", "fundamental"]),
         ]
         for tool, arguments, argv in cases:
             result = session.call(tool, arguments)

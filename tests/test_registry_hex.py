@@ -85,6 +85,7 @@ SPEC = "hex:demo_pkg@1.0.0"
     ("list_files", {"registry": "hex", "package_name": "demo_pkg"}, ["files", "hex:demo_pkg"], None),
     ("read_file", {**DEMO, "path": "lib/demo.ex"}, ["read", SPEC, "lib/demo.ex"], None),
     ("grep_file", {**DEMO, "path": "lib/demo.ex", "pattern": "hello"}, ["grep", SPEC, "hello", "lib/demo.ex"], None),
+    ("grep_repo", {**DEMO, "pattern": "hello"}, ["grep", SPEC, "hello"], None),
     ("read_file", {**DEMO, "path": "metadata.config"}, ["read", SPEC, "metadata.config"], "FILE_NOT_FOUND"),
     ("list_files", {"registry": "hex", "package_name": "nosuch"}, ["files", "hex:nosuch"], "NOT_FOUND"),
     ("list_files", {**DEMO, "version": "2.0.0"}, ["files", "hex:demo_pkg@2.0.0"], "VERSION_NOT_FOUND"),

@@ -371,6 +371,7 @@ M = target()
     ("list_files", {**M, "path_prefix": "org/slf4j"}, ["files", "maven:org.slf4j:slf4j-api@2.0.16", "org/slf4j"], None),
     ("read_file", {**M, "path": "org/slf4j/Logger.java"},
      ["read", "maven:org.slf4j:slf4j-api@2.0.16", "org/slf4j/Logger.java"], None),
+    ("grep_repo", {**M, "pattern": "root_logger"}, ["grep", "maven:org.slf4j:slf4j-api@2.0.16", "root_logger"], None),
     ("grep_file", {**M, "path": "org/slf4j/Logger.java", "pattern": "root_logger", "context": 1},
      ["grep", "maven:org.slf4j:slf4j-api@2.0.16", "root_logger", "org/slf4j/Logger.java", "--context", "1"], None),
     ("list_files", target("9.9"), ["files", "maven:org.slf4j:slf4j-api@9.9"], "VERSION_NOT_FOUND"),

@@ -342,6 +342,7 @@ SPEC = "nuget:Newtonsoft.Json@13.0.3"
     ("list_files", {**N, "path_prefix": "src"}, ["files", SPEC, "src"], None),
     ("read_file", {**N, "path": "src/JsonConvert.cs"}, ["read", SPEC, "src/JsonConvert.cs"], None),
     ("read_file", {**N, "path": "[Content_Types].xml"}, ["read", SPEC, "[Content_Types].xml"], None),
+    ("grep_repo", {**N, "pattern": "jsonconvert"}, ["grep", SPEC, "jsonconvert"], None),
     ("grep_file", {**N, "path": "src/JsonConvert.cs", "pattern": "jsonconvert"},
      ["grep", SPEC, "jsonconvert", "src/JsonConvert.cs"], None),
     ("list_files", target("99.0.0"), ["files", "nuget:Newtonsoft.Json@99.0.0"], "VERSION_NOT_FOUND"),

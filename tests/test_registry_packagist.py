@@ -241,6 +241,7 @@ SPEC = "packagist:monolog/monolog@3.7.0"
     ("list_files", P, ["files", SPEC], None),
     ("list_files", P, ["files", "composer:monolog/monolog@3.7.0"], None),
     ("read_file", {**P, "path": "src/Monolog/Logger.php"}, ["read", SPEC, "src/Monolog/Logger.php"], None),
+    ("grep_repo", {**P, "pattern": "loggerinterface"}, ["grep", SPEC, "loggerinterface"], None),
     ("grep_file", {**P, "path": "src/Monolog/Logger.php", "pattern": "loggerinterface"},
      ["grep", SPEC, "loggerinterface", "src/Monolog/Logger.php"], None),
     ("list_files", target("9.0.0"), ["files", "packagist:monolog/monolog@9.0.0"], "VERSION_NOT_FOUND"),

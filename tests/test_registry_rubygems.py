@@ -83,6 +83,7 @@ SPEC = "rubygems:DemoGem@1.0.0"
     ("list_files", {"registry": "rubygems", "package_name": "DemoGem"}, ["files", "rubygems:DemoGem"], None),
     ("read_file", {**DEMO, "path": "lib/demo.rb"}, ["read", SPEC, "lib/demo.rb"], None),
     ("grep_file", {**DEMO, "path": "lib/demo.rb", "pattern": "HELLO"}, ["grep", SPEC, "HELLO", "lib/demo.rb"], None),
+    ("grep_repo", {**DEMO, "pattern": "HELLO"}, ["grep", SPEC, "HELLO"], None),
     ("read_file", {**DEMO, "path": "metadata.gz"}, ["read", SPEC, "metadata.gz"], "FILE_NOT_FOUND"),
     ("list_files", {"registry": "rubygems", "package_name": "demogem"}, ["files", "rubygems:demogem"], "NOT_FOUND"),
     ("list_files", {**DEMO, "version": "2.0.0"}, ["files", "rubygems:DemoGem@2.0.0"], "VERSION_NOT_FOUND"),
