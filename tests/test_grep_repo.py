@@ -332,8 +332,9 @@ def test_plain_context_marks_context_lines_and_separates_blocks():
 
 
 def test_a_file_path_keeps_grep_file_unless_a_grep_repo_flag_is_given():
-    """A file PATH prints grep_file's bare lines; with --regex it is searched through grep_repo."""
-    assert cli("grep", SPEC, "needle", "crlf.txt")[:2] == (0, "one needle\r\n--\nNEEDLE three\r\n")
+    """A file PATH prints grep_file's bare lines (no `--` without context, as grep(1)); with
+    --regex it is searched through grep_repo."""
+    assert cli("grep", SPEC, "needle", "crlf.txt")[:2] == (0, "one needle\r\nNEEDLE three\r\n")
     assert cli("grep", SPEC, "NEE.LE", "crlf.txt", "--regex", "-s")[:2] == (0, "crlf.txt:3:NEEDLE three\r\n")
 
 
