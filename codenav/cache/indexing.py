@@ -115,7 +115,8 @@ class _Cleared(Exception):
 
 
 def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) -> None:
-    work = Path(_tempdir(cache_subdir("tmp"), key))
+    path, owner = _owned_tempdir(cache_subdir("tmp"), key)
+    work = Path(path)
     try:
         _build_in(work, key, target_echo, fetch, unpack, limits)
     except Exception:
@@ -125,6 +126,7 @@ def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) 
         raise
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        os.close(owner)
 
 
 def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) -> None:
@@ -204,8 +206,26 @@ def _move_aside_unreadable(final: Path, key: str) -> None:
     shutil.rmtree(trash, ignore_errors=True)
 
 
-def _tempdir(parent: str, key: str) -> str:
+def _owned_tempdir(parent: str, key: str) -> tuple[str, int]:
+    """A fresh build directory and an open descriptor of it holding an exclusive flock.
+
+    The lock is what tells ``cache prune`` that this directory is a live build (maintenance.py
+    skips a directory whose lock it cannot take). Between mkdtemp and flock a prune may take
+    the directory: the descriptor then no longer names the path, and a new one is made.
+    """
+    import fcntl
     import re
     import tempfile
 
-    return tempfile.mkdtemp(prefix=re.sub(r"[^A-Za-z0-9]", "_", key)[-60:] + ".", dir=parent)
+    prefix = re.sub(r"[^A-Za-z0-9]", "_", key)[-60:] + "."
+    for _ in range(5):
+        path = tempfile.mkdtemp(prefix=prefix, dir=parent)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                return path, fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    raise OSError(f"could not keep a build directory in {parent}: something removes them as they are made")

@@ -15,7 +15,6 @@ from typing import Any
 
 from ..paths import read_json, root
 from . import store
-from .open import is_locked
 
 
 def list_entries() -> list[dict[str, Any]]:
@@ -65,8 +64,7 @@ def prune() -> dict[str, int]:
         for item in tmp.iterdir():
             if item.name == "indexer.log":
                 continue
-            if item.is_dir() and not _owned_by_live_indexer():
-                shutil.rmtree(item, ignore_errors=True)
+            if item.is_dir() and _remove_unless_building(item):
                 removed["tmp"] += 1
     alias_dir = base / "aliases"
     if alias_dir.is_dir():
@@ -90,9 +88,26 @@ def prune() -> dict[str, int]:
     return removed
 
 
-def _owned_by_live_indexer() -> bool:
-    """True if any indexer holds a lock right now (then its build dir must stay)."""
-    locks = Path(root()) / "locks"
-    if not locks.is_dir():
+def _remove_unless_building(item: Path) -> bool:
+    """Remove the build directory ``item`` unless an indexer holds its lock (indexing.py takes
+    an exclusive flock on each build directory it makes); True if it was removed. The lock is
+    held while removing, so an indexer that made it a moment ago sees it gone and makes another.
+    """
+    import errno
+    import fcntl
+
+    try:
+        fd = os.open(item, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
         return False
-    return any(is_locked(str(lock)) for lock in locks.glob("*.lock"))
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                return False
+            raise
+        shutil.rmtree(item, ignore_errors=True)
+        return True
+    finally:
+        os.close(fd)

@@ -195,7 +195,8 @@ def test_an_indexer_killed_at_any_moment_leaves_no_half_built_entry(npm: FakeNpm
 
 
 def test_prune_during_a_live_index_does_not_break_it(npm: FakeNpm, cache_dir: Path) -> None:
-    """`codenav cache prune` while an indexer is mid-download leaves its build alone: it publishes."""
+    """`codenav cache prune` while an indexer is mid-download removes the debris beside it and
+    leaves its build alone: it publishes."""
     tarball = make_tgz(FILES)
     npm.publish("live", "1.0.0", {}, tarball=tarball)
     _slow_first_download(npm, "live", tarball)
@@ -208,7 +209,9 @@ def test_prune_during_a_live_index_does_not_break_it(npm: FakeNpm, cache_dir: Pa
         time.sleep(0.01)
     proc = run_cli("cache", "prune")
     assert proc.returncode == 0, proc.stderr
+    # Debris goes at once although an indexer is live: prune asks each build dir's own lock.
+    assert not debris.exists()
     assert [f["path"] for f in list_files.run(args)["files"]] == sorted(FILES)
+    assert npm.tarball_hits == 1, "the live build was broken and redone"
     _assert_no_half_built_entry(cache_dir, "live")
     assert run_cli("cache", "prune").returncode == 0
-    assert not debris.exists()
