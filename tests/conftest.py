@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -81,4 +82,11 @@ def run_cli(*args: str, env: dict[str, str] | None = None, input: bytes | None =
     return subprocess.run(
         [sys.executable, "-m", "codenav", *args], capture_output=True, env=full_env, input=input,
         timeout=timeout, stdin=None if input is not None else subprocess.DEVNULL,
+        preexec_fn=_default_sigint if signal.getsignal(signal.SIGINT) == signal.SIG_IGN else None,
     )
+
+
+def _default_sigint() -> None:
+    """A test run started in the background inherits SIGINT ignored, and Python then installs no
+    KeyboardInterrupt handler in the child: give the child the default a terminal would."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -35,7 +35,14 @@ from tests.test_parity import McpSession
 
 from . import test_hostile_archives_e2e as hostile
 from . import test_upstream_faults as faults
-from .support import assert_nothing_cached, changes, check_entry, isolated_subprocess_env, snapshot
+from .support import (
+    STALL_SLACK,
+    assert_nothing_cached,
+    changes,
+    check_entry,
+    isolated_subprocess_env,
+    snapshot,
+)
 
 pytestmark = pytest.mark.hardening
 
@@ -266,7 +273,7 @@ def test_go_upstream_fault_is_a_typed_error_and_nothing_is_cached(
     if fault in ("429", "503"):
         assert outcome.details["retryAfterSeconds"] == (7 if fault == "429" else 3)
     if fault in ("stall", "drip"):
-        assert elapsed < float(faults.TIMEOUT) + 1.5, f"took {elapsed:.1f} s"
+        assert elapsed < float(faults.TIMEOUT) + STALL_SLACK, f"took {elapsed:.1f} s"
     assert_nothing_cached(tmp_path / "cache")
     assert len(list((tmp_path / "cache" / "jobs").iterdir())) == 1
 

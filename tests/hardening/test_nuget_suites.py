@@ -27,7 +27,7 @@ from tests.conftest import run_cli
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.nuget import FakeNuget, nupkg
 
-from .support import assert_nothing_cached, changes, check_entry, error_of, snapshot
+from .support import STALL_SLACK, assert_nothing_cached, changes, check_entry, error_of, snapshot
 from .test_hostile_archives_e2e import _BOOKKEEPING, NEIGHBOUR_KEY, Case, _archive, _cases, _entries, _plant
 from .test_integrity import _flip
 from .test_upstream_faults import _HTTP_COMMON, FAULTS, TIMEOUT, TIMEOUT_VARIABLES
@@ -220,7 +220,7 @@ def test_a_feed_fault_is_a_typed_error_and_nothing_is_cached(place: str, fault: 
     if fault in ("429", "503"):
         assert outcome.details["retryAfterSeconds"] == (7 if fault == "429" else 3)
     if fault in ("stall", "drip"):
-        assert elapsed < float(TIMEOUT) + 1.5, f"took {elapsed:.1f} s"
+        assert elapsed < float(TIMEOUT) + STALL_SLACK, f"took {elapsed:.1f} s"
     assert_nothing_cached(tmp_path / "cache")
 
 

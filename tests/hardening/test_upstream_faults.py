@@ -31,7 +31,7 @@ from tests.fakes.http import FakeServer, Reply
 from tests.fakes.npm import FakeNpm
 from tests.fakes.pypi import FakePypi
 
-from .support import assert_nothing_cached
+from .support import STALL_SLACK, assert_nothing_cached
 
 pytestmark = pytest.mark.hardening
 
@@ -332,7 +332,7 @@ def test_upstream_fault_is_a_typed_error_and_nothing_is_cached(
     if fault in ("stall", "drip"):
         # Deadlines cover the whole exchange (SPEC §8): a stall or a drip ends near the timeout,
         # not when the server gives up. gh and the API fallback each have their own deadline.
-        budget = float(TIMEOUT) * (2 if upstream == "gh" else 1) + 1.5
+        budget = float(TIMEOUT) * (2 if upstream == "gh" else 1) + STALL_SLACK
         assert elapsed < budget, f"took {elapsed:.1f} s"
     assert_nothing_cached(tmp_path / "cache")
     if upstream in ("npm", "npm-tarball", "pypi", "pypi-file"):
