@@ -32,6 +32,26 @@ def _limit() -> int:
         raise CodenavError("CONFIG_ERROR", f"CODENAV_MAX_DOWNLOAD_BYTES must be an integer, got {raw!r}") from None
 
 
+def too_large_at(filename: str, limit: int) -> CodenavError:
+    """TOO_LARGE for a file over the download limit (the same words whether told before or during the download)."""
+    return CodenavError(
+        "TOO_LARGE", f"{filename} is larger than the {limit // (1024 * 1024)} MiB download limit",
+        details={"limitBytes": limit, "action": "raise CODENAV_MAX_DOWNLOAD_BYTES if this is expected"},
+    )
+
+
+def too_large(artifact: Artifact, limit: int) -> CodenavError:
+    return too_large_at(artifact.filename, limit)
+
+
+def size_mismatch(artifact: Artifact, what: str, served: int) -> CodenavError:
+    """PROTOCOL_ERROR: the index stated one size (PEP 700), the server serves another."""
+    return CodenavError(
+        "PROTOCOL_ERROR", f"{what} lists {artifact.filename} as {artifact.size} bytes, but its server sends {served}",
+        details={"artifact": artifact.filename, "indexSize": artifact.size, "serverSize": served},
+    )
+
+
 def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | None = None) -> None:
     """Download ``artifact`` to ``dest`` and verify it as its Verification says (registries/artifact.py)."""
     check = artifact.verification
@@ -49,21 +69,21 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
             sys.stderr.write(f"\rcodenav: downloading {label}: {state['bytes'] // 1024} KiB")
             sys.stderr.flush()
 
-    def too_large() -> CodenavError:
-        return CodenavError(
-            "TOO_LARGE", f"{artifact.filename} is larger than the {limit // (1024 * 1024)} MiB download limit",
-            details={"limitBytes": limit, "action": "raise CODENAV_MAX_DOWNLOAD_BYTES if this is expected"},
-        )
-
     from .. import registries
 
     registry = registries.load(artifact.registry)
     what = registry.WHAT
+
+    def check_length(resp: net.Response) -> None:
+        # The index's stated size must be the file's: told from Content-Length before the body.
+        declared = resp.header("content-length") or ""
+        if artifact.size is not None and resp.status == 200 and declared.isdigit() and int(declared) != artifact.size:
+            raise size_mismatch(artifact, what, int(declared))
     with open(dest, "wb") as sink:
         resp = net.request(
             "GET", artifact.url, what=what, headers=dict(artifact.headers or {}), redirects="https",
             timeout=net.timeout_from_env("CODENAV_DOWNLOAD_TIMEOUT", 600.0), max_bytes=limit,
-            sink=sink, on_chunk=on_chunk, too_large=too_large,
+            sink=sink, on_chunk=on_chunk, too_large=lambda: too_large(artifact, limit), on_headers=check_length,
         )
         sink.flush()
         os.fsync(sink.fileno())
@@ -74,6 +94,8 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
         raise net.status_error(what, resp, not_found=CodenavError(
             "NOT_FOUND", f"{what} lists {artifact.filename} but does not serve it (HTTP 404)", retryable=True,
         ))
+    if artifact.size is not None and state["bytes"] != artifact.size:
+        raise size_mismatch(artifact, what, state["bytes"])
     if hasher is not None and hasher.hexdigest() != check.expected:
         raise CodenavError(
             "INTEGRITY_ERROR",

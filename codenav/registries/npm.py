@@ -284,7 +284,13 @@ def _artifact(name: str, version: str, manifest: object, what: str) -> Artifact:
                                   "the registry's dist.integrity" if algorithm != "sha1" else "the registry's dist.shasum"),
         headers=auth_headers(tarball),
         deprecated=_deprecation(manifest),
+        unpacked_size=_count(dist.get("unpackedSize")),
     )
+
+
+def _count(value: object) -> int | None:
+    """A byte count the registry states, or None when it states none usable."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _deprecation(manifest: dict) -> str | None:

@@ -207,6 +207,7 @@ def _parse(body: bytes, content_type: str, base: str) -> list[dict]:
             files.append({
                 "filename": f["filename"], "url": urljoin(base, f["url"]),
                 "sha256": (f.get("hashes") or {}).get("sha256"), "yanked": _yank_reason(f.get("yanked", False)),
+                "size": _size(f.get("size")),
             })
         return files
     if content_type and "html" not in content_type.lower():
@@ -220,6 +221,11 @@ def _parse(body: bytes, content_type: str, base: str) -> list[dict]:
         name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or link["text"].strip()
         files.append({"filename": name, "url": urljoin(base, url), "sha256": sha, "yanked": link["yanked"]})
     return files
+
+
+def _size(value: object) -> int | None:
+    """PEP 700's ``size`` of a file (JSON API 1.1), or None when the index states none usable."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _version_of(filename: str, project: str) -> str | None:
@@ -339,5 +345,5 @@ def resolve(name: str, wanted: str | None) -> Artifact:
         registry=PREFIX, name=name, version=version, filename=filename, url=chosen["url"],
         unpack=Unpack("zip" if filename.endswith((".whl", ".zip")) else "tar", required_prefix=prefix),
         verification=Verification("digest", "sha256", chosen["sha256"].lower(), "the sha256 the index lists"),
-        yanked=chosen["yanked"] or None,
+        yanked=chosen["yanked"] or None, size=chosen.get("size"),
     )
