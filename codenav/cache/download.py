@@ -73,17 +73,11 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
 
     registry = registries.load(artifact.registry)
     what = registry.WHAT
-
-    def check_length(resp: net.Response) -> None:
-        # The index's stated size must be the file's: told from Content-Length before the body.
-        declared = resp.header("content-length") or ""
-        if artifact.size is not None and resp.status == 200 and declared.isdigit() and int(declared) != artifact.size:
-            raise size_mismatch(artifact, what, int(declared))
     with open(dest, "wb") as sink:
         resp = net.request(
             "GET", artifact.url, what=what, headers=dict(artifact.headers or {}), redirects="https",
             timeout=net.timeout_from_env("CODENAV_DOWNLOAD_TIMEOUT", 600.0), max_bytes=limit,
-            sink=sink, on_chunk=on_chunk, too_large=lambda: too_large(artifact, limit), on_headers=check_length,
+            sink=sink, on_chunk=on_chunk, too_large=lambda: too_large(artifact, limit),
         )
         sink.flush()
         os.fsync(sink.fileno())
@@ -94,13 +88,16 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
         raise net.status_error(what, resp, not_found=CodenavError(
             "NOT_FOUND", f"{what} lists {artifact.filename} but does not serve it (HTTP 404)", retryable=True,
         ))
-    if artifact.size is not None and state["bytes"] != artifact.size:
-        raise size_mismatch(artifact, what, state["bytes"])
     if hasher is not None and hasher.hexdigest() != check.expected:
         raise CodenavError(
             "INTEGRITY_ERROR",
             f"{artifact.filename} does not match its published {check.algorithm} hash; nothing was cached",
             details={"artifact": artifact.filename, "algorithm": check.algorithm},
         )
+    # Checked once the body is whole (its Content-Length held by the reader): a body cut short
+    # stays NETWORK (retryable) and a different file (a captive portal's page) INTEGRITY_ERROR;
+    # the right file at a size the index did not state is the index's fault.
+    if artifact.size is not None and state["bytes"] != artifact.size:
+        raise size_mismatch(artifact, what, state["bytes"])
     if check.kind == "custom":
         registry.verify(artifact, dest)  # raises INTEGRITY_ERROR itself

@@ -108,8 +108,10 @@ def _build_locked(job: dict[str, Any]) -> str:
         def fetch(download: Path) -> None:
             fetch_artifact(artifact, download, progress_until=job.get("progressUntil"))
 
-        _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits,
-                 ranged=(lambda build_dir, tree: lazy.build(artifact, build_dir, tree, limits)) if ranged else None)
+        def listing(build_dir: Path, tree: Path) -> str:
+            return store.manifest_text(*lazy.build(artifact, build_dir, tree, limits), fields=lazy.FIELDS)
+
+        _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits, ranged=listing if ranged else None)
     aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
     _derive_late(artifact.key)
     return artifact.key

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
     from ..archive import Limits
     from ..registries.artifact import Artifact
-    from .store import Entry, Row
+
+    Entry = Row = Any  # store.Entry and store.Row: store imports this module, so not named here
 
 DIRECTORY = "ranged.dir"  # the central directory and the end records, as fetched
 FIELDS = ("path", "size", "language", "fileType", "binary", "link", "sha256", "skipped")
@@ -81,11 +82,11 @@ def _file(url: str, size: int, what: str, max_requests: int | None = None) -> An
     return RangeFile(size, fetch, max_requests or MAX_REQUESTS)
 
 
-def build(artifact: Artifact, build_dir: Path, tree: Path, limits: Limits) -> str:
-    """The manifest text of a ranged entry of ``artifact``, its folders made under ``tree``."""
+def build(artifact: Artifact, build_dir: Path, tree: Path, limits: Limits) -> tuple[dict, list, list, dict]:
+    """(target, rows, skipped, extra) of the manifest of a ranged entry of ``artifact``
+    (store.manifest_text with ``fields=FIELDS``); its folders are made under ``tree``."""
     from ..archive import ranged
     from ..text import file_type_for, language_for
-    from .store import manifest_text
 
     assert artifact.size is not None
     raw = _file(artifact.url, artifact.size, _what(artifact.registry))
@@ -100,7 +101,7 @@ def build(artifact: Artifact, build_dir: Path, tree: Path, limits: Limits) -> st
     extra = {"ranged": {"url": artifact.url, "size": artifact.size, "directoryOffset": offset,
                         "requests": raw.requests, "bytes": raw.fetched,
                         "members": {path: index[path] for path in sorted(index)}}}
-    return manifest_text(target, rows, skipped, extra=extra, fields=FIELDS)
+    return target, rows, skipped, extra
 
 
 def _open(entry: Entry, max_requests: int | None = None) -> tuple[Any, Any]:
