@@ -110,6 +110,8 @@ def test_listing_a_20_mib_wheel_transfers_under_one_mib(pypi_big, wheel):
     assert "byte range" in result["target"]["verification"] and "CODENAV_MAX_DOWNLOAD_BYTES" in result["target"]["verification"]
     assert pypi_big.bytes_sent < MIB
     assert pypi_big.file_hits == len(pypi_big.ranges_seen) <= 2  # every request named a range
+    sent = [seen.headers for seen in pypi_big.server.seen if seen.path.startswith("/files/big-")][-2:]
+    assert {h.get("accept-encoding") for h in sent} == {"identity"}
 
 
 def test_zip64_end_records_are_followed(pypi_big):
@@ -261,3 +263,26 @@ def test_cli_json_equals_mcp_for_a_ranged_entry(pypi_big):
     assert cli_list.stdout.decode().rstrip("\n") == listed["result"]["content"][0]["text"]
     assert cli_read.stdout.decode().rstrip("\n") == read["result"]["content"][0]["text"]
     assert json.loads(cli_read.stdout)["target"]["verified"] is False
+
+
+def test_a_range_file_bounds_its_requests_and_caches_what_it_fetched():
+    """RangeFile serves repeated reads from its cache and refuses a request past its bound."""
+    from codenav.archive.ranged import READ_AHEAD, RangeFile
+
+    data = os.urandom(8 * READ_AHEAD)
+    asked: list[tuple[int, int]] = []
+
+    def fetch(start: int, end: int) -> bytes:
+        asked.append((start, end))
+        return data[start:end + 1]
+
+    raw = RangeFile(len(data), fetch, max_requests=2)
+    raw.seek(10)
+    assert raw.read(5) == data[10:15] and raw.read(5) == data[15:20]
+    raw.seek(-3, os.SEEK_END)
+    assert raw.read() == data[-3:]
+    assert asked == [(10, 10 + READ_AHEAD - 1), (len(data) - 3, len(data) - 1)]
+    raw.seek(4 * READ_AHEAD)
+    with pytest.raises(CodenavError) as caught:
+        raw.read(1)
+    assert caught.value.code == "TOO_LARGE" and len(asked) == 2
