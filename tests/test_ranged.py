@@ -18,6 +18,7 @@ import pytest
 
 from codenav.errors import CodenavError
 from codenav.tools import diff_versions, grep_file, grep_repo, list_files, read_file, search_symbols
+from tests.archives import replace_in_names, stored_zip, zip_same_offset_bomb
 from tests.conftest import ROOT, run_cli
 from tests.fakes.archives import make_tgz, make_zip
 from tests.fakes.http import FakeServer
@@ -73,6 +74,12 @@ def index(server, wheel) -> FakePypi:
     fake.add("big", "big-1.0-py3-none-any.whl", wheel)
     fake.add("bigz", "bigz-1.0-py3-none-any.whl", _as_zip64(wheel))
     fake.add("liar", "liar-1.0-py3-none-any.whl", make_zip({"liar/__init__.py": b"x = 1\n"}), size=99)
+    fake.add("bomb", "bomb-1.0-py3-none-any.whl", zip_same_offset_bomb())
+    fake.add("dotdot", "dotdot-1.0-py3-none-any.whl", replace_in_names(
+        stored_zip([("ok/a.py", b"a"), ("xx/evil.py", b"e")]), b"xx/evil.py", b"../evil.py"))
+    odd = stored_zip([("a_b.py", b"x"), ("cafXX.py", b"c"), ("keep.py", b"k")])  # no UTF-8 flag: ASCII names
+    odd = replace_in_names(replace_in_names(odd, b"cafXX", "caf\u00e9".encode()), b"a_b.py", b"a\0b.py")
+    fake.add("odd", "odd-1.0-py3-none-any.whl", odd)
     fake.add("heavy", "heavy-1.0.tar.gz", make_tgz({"setup.py": os.urandom(300_000)}, top="heavy-1.0"))
     return fake
 
@@ -286,3 +293,21 @@ def test_a_range_file_bounds_its_requests_and_caches_what_it_fetched():
     with pytest.raises(CodenavError) as caught:
         raw.read(1)
     assert caught.value.code == "TOO_LARGE" and len(asked) == 2
+
+
+@pytest.mark.parametrize("project,code,words", [("bomb", "UNSAFE_ARCHIVE", "overlap"),
+                                                ("dotdot", "UNSAFE_ARCHIVE", "'..'")])
+def test_a_ranged_listing_refuses_what_extraction_refuses(pypi_big, tmp_path, monkeypatch, project, code, words):
+    """Overlapping records and '..' names refuse a ranged archive as they refuse a downloaded one."""
+    monkeypatch.setenv("CODENAV_MAX_DOWNLOAD_BYTES", "100")
+    err = _error(list_files.run, {**BIG, "package_name": project})
+    assert err.code == code and words in err.message and _entries(tmp_path) == []
+
+
+def test_a_ranged_listing_skips_unaddressable_names_and_reads_non_utf8_flagged_ones(pypi_big, monkeypatch):
+    """A NUL name is skipped and reported; a UTF-8 name without the UTF-8 flag is listed and read."""
+    monkeypatch.setenv("CODENAV_MAX_DOWNLOAD_BYTES", "100")
+    result = list_files.run({**BIG, "package_name": "odd"})
+    assert [f["path"] for f in result["files"]] == ["caf\u00e9.py", "keep.py"]
+    assert result["skipped"]["count"] == 1 and "NUL" in result["skipped"]["examples"][0]["reason"]
+    assert read_file.run({**BIG, "package_name": "odd", "path": "caf\u00e9.py"})["content"] == "c"

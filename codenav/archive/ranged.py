@@ -228,8 +228,8 @@ def list_zip(archive: zipfile.ZipFile, dest: Path, limits: Limits) -> tuple[list
 def _check_offsets(infos: list[zipfile.ZipInfo]) -> None:
     """Members whose local records overlap (the zip-bomb construction), told from the central
     directory alone: each record takes at least its header, name and compressed data."""
-    spans = sorted((info.header_offset, info.header_offset + 30 + len(info.orig_filename.encode("utf-8", "replace"))
-                    + info.compress_size, info.orig_filename) for info in infos)
+    spans = sorted((info.header_offset, info.header_offset + 30 + _name_length(info) + info.compress_size,
+                    info.orig_filename) for info in infos)
     for (_, end, first), (start, _, second) in zip(spans, spans[1:], strict=False):
         if start < end:
             raise CodenavError(
@@ -238,10 +238,17 @@ def _check_offsets(infos: list[zipfile.ZipInfo]) -> None:
             )
 
 
+def _name_length(info: zipfile.ZipInfo) -> int:
+    """The bytes of the name as stored: UTF-8 when flagged, else the cp437 zipfile decoded it from."""
+    try:
+        return len(info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437"))
+    except UnicodeEncodeError:
+        return len(info.orig_filename.encode("utf-8", "surrogateescape"))
+
+
 def member_span(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> tuple[int, int]:
     """(start, end) of a member's local record and data, with room for its local extra field."""
-    end = (info.header_offset + 30 + len(info.orig_filename.encode("utf-8", "surrogateescape"))
-           + len(info.extra) + LOCAL_SLACK + info.compress_size)
+    end = info.header_offset + 30 + _name_length(info) + len(info.extra) + LOCAL_SLACK + info.compress_size
     return info.header_offset, min(end, getattr(archive, "start_dir", end))
 
 

@@ -11,6 +11,10 @@ Version 1 manifests (no ``fields``, no sha256) are still read; a manifest of any
 is never misread: ``find`` answers None, so the target is indexed again and the new entry
 replaces the old one.
 
+A ranged entry (cache/lazy.py, SPEC §3.7) adds ``ranged`` to its manifest and an eighth row
+field, ``skipped`` ("too large": listed, never stored); its members reach ``tree/`` on first
+read, fetched by range (``Entry.read``), so a missing file there is fetched, not an error.
+
 Sidecars are files derived from the tree at indexing time and published with it (the same
 rename), such as ``paths.txt``: the paths as the plain listing prints them, so ``codenav files``
 never decodes a manifest of many thousand rows (SPEC §3: listing never walks the tree). An

@@ -13,7 +13,8 @@ Everything codenav knows about npm is here (the registry protocol of registries/
   carries ``dist-tags`` and every version's ``dist`` — and the choices for VERSION_NOT_FOUND.
   Large packuments (typescript's is over 10 MB) are then never parsed on the happy path.
   Integrity is the strongest SRI hash in ``dist.integrity`` (sha512); ``dist.shasum`` (sha1)
-  is used only when there is none;
+  is used only when there is none; ``dist.unpackedSize`` is kept (``Artifact.unpacked_size``)
+  so the extracted-bytes limit is decided before the tarball is downloaded;
 - unpack: the first path component of every entry is stripped, whatever it is called, as
   npm itself does.
 

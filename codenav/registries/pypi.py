@@ -10,7 +10,8 @@ Everything codenav knows about PyPI is here (the registry protocol of registries
 - resolve: the simple repository API (PEP 691 JSON, PEP 503 HTML fallback). Artifact choice is
   deterministic and echoed: a pure-Python wheel (``*-none-any.whl``), else the sdist, else the
   newest wheel by a fixed ordering of file names. Yanked files are skipped unless the version
-  is pinned exactly. The sha256 in the index is verified on download;
+  is pinned exactly. The sha256 in the index is verified on download; the PEP 700 ``size`` of
+  the JSON API is kept (``Artifact.size``) so the download limit is decided before downloading;
 - unpack: a wheel is listed as it is; an sdist loses its one ``{name}-{version}/`` folder.
 
 Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
