@@ -265,11 +265,15 @@ def test_cli_json_equals_mcp_for_a_ranged_entry(pypi_big):
     finally:
         proc.stdin.close()
         proc.wait(timeout=10)
+    from codenav import contract
+
     cli_list = run_cli("files", "pypi:big@1.0", "--json")
     cli_read = run_cli("read", "pypi:big@1.0", "big/core.py", "--json")
-    assert cli_list.stdout.decode().rstrip("\n") == listed["result"]["content"][0]["text"]
-    assert cli_read.stdout.decode().rstrip("\n") == read["result"]["content"][0]["text"]
+    assert cli_list.stdout.decode() == listed["result"]["content"][0]["text"] + "\n"
+    assert cli_read.stdout.decode() == read["result"]["content"][0]["text"] + "\n"
     assert json.loads(cli_read.stdout)["target"]["verified"] is False
+    contract.validator("list_files", "outputSchema").validate(json.loads(cli_list.stdout))
+    contract.validator("read_file", "outputSchema").validate(json.loads(cli_read.stdout))
 
 
 def test_a_range_file_bounds_its_requests_and_caches_what_it_fetched():
