@@ -105,6 +105,7 @@ def request(
     sink: BinaryIO | None = None,
     on_chunk: Any = None,
     too_large: Any = None,
+    on_headers: Any = None,
 ) -> Response:
     """One HTTP exchange; the whole of it must finish within ``timeout`` seconds.
 
@@ -112,6 +113,8 @@ def request(
     memory up to ``max_bytes`` or, with ``sink``, streamed into it (``on_chunk(bytes)`` sees
     every chunk, e.g. to hash while downloading). Over the cap: ``too_large()`` builds the
     error (default TOO_LARGE). Non-2xx statuses are returned, not raised: callers map them.
+    ``on_headers(response)`` sees the status and headers before any of the body is read; what
+    it raises closes the connection at once (a range request answered with a whole body).
     """
     import requests
 
@@ -156,6 +159,12 @@ def request(
         headers={k.lower(): v for k, v in resp.headers.items()},
         url=current,
     )
+    if on_headers is not None:
+        try:
+            on_headers(out)
+        except BaseException:
+            resp.close()
+            raise
     declared = resp.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > max_bytes and 200 <= resp.status_code < 300:
         resp.close()
@@ -367,3 +376,64 @@ def decoded_body(resp: Response, cap: int, what: str, where: str) -> bytes:
         raise CodenavError("TOO_LARGE", f"{what} from {where} is larger than the {cap // 1024} KiB limit",
                            details={"limitBytes": cap})
     return data
+
+
+# --- byte ranges (SPEC §3: ranged entries) -----------------------------------------------------
+
+class RangeRefused(Exception):
+    """The server answered a range request with the whole body (HTTP 200): it ignores ranges."""
+
+
+def get_range(url: str, start: int, end: int, *, total: int, what: str, headers: dict[str, str] | None = None,
+              timeout: float = DEFAULT_TIMEOUT) -> bytes:
+    """Bytes ``start``..``end`` (inclusive) of the ``total``-byte file at ``url``, by one range GET.
+
+    Only an explicit ``bytes=a-b`` range is sent, with ``Accept-Encoding: identity`` (a
+    compressed part could not be placed in the file). The answer must be 206 with exactly
+    ``Content-Range: bytes a-b/total`` and that many bytes: a 200 closes the connection at once
+    and raises ``RangeRefused``; another total, range or length is PROTOCOL_ERROR; 416 and 501
+    are errors that say the server cannot serve ranges of this file.
+    """
+    want = end - start + 1
+
+    def check(resp: Response) -> None:
+        if resp.status == 200:
+            raise RangeRefused
+        if resp.status != 206:
+            return
+        declared = (resp.header("content-range") or "").strip()
+        unit, _, rest = declared.partition(" ")
+        span, _, size = rest.partition("/")
+        first, _, last = span.partition("-")
+        if unit != "bytes" or not size.isdigit() or not first.isdigit() or not last.isdigit():
+            raise CodenavError("PROTOCOL_ERROR", f"{what} answered a range request without a usable Content-Range",
+                               details={"contentRange": declared[:100]})
+        if int(size) != total:
+            raise CodenavError(
+                "PROTOCOL_ERROR",
+                f"{what} says the file has {size} bytes, but the index says {total}",
+                details={"indexSize": total, "serverSize": int(size)},
+            )
+        if (int(first), int(last)) != (start, end):
+            raise CodenavError("PROTOCOL_ERROR", f"{what} answered bytes {first}-{last} for a request of {start}-{end}",
+                               details={"contentRange": declared[:100]})
+        encoding = (resp.header("content-encoding") or "identity").strip().lower()
+        if encoding not in ("", "identity"):
+            raise CodenavError("PROTOCOL_ERROR", f"{what} sent a byte range in an encoding ({encoding[:40]})")
+
+    resp = request("GET", url, what=what, headers={**(headers or {}), "Range": f"bytes={start}-{end}",
+                                                   "Accept-Encoding": "identity"},
+                   redirects="https", timeout=timeout, max_bytes=max(want, 64 * 1024), on_headers=check,
+                   too_large=lambda: CodenavError("PROTOCOL_ERROR", f"{what} sent more than the byte range asked for"))
+    if resp.status == 416:
+        raise CodenavError("UPSTREAM_ERROR", f"{what} refused a byte range of the file (HTTP 416: range not "
+                           "satisfiable); the file may have changed since the index listed it", retryable=False,
+                           details={"status": 416})
+    if resp.status == 501:
+        raise CodenavError("UPSTREAM_ERROR", f"{what} does not serve byte ranges of this file (HTTP 501)",
+                           retryable=False, details={"status": 501})
+    if resp.status != 206:
+        raise status_error(what, resp)
+    if len(resp.body) != want:
+        raise CodenavError("PROTOCOL_ERROR", f"{what} sent {len(resp.body)} bytes for a range of {want}")
+    return resp.body

@@ -97,3 +97,28 @@ def test_readme_examples_run(real_endpoints, command):
         pytest.skip("the registries are unreachable")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()
+
+
+def test_torch_is_listed_by_range_without_downloading_the_wheel(real_endpoints, tmp_path, monkeypatch):
+    """A cold `codenav files pypi:torch==2.9.1` lists the wheel from its central directory: a few MB, verified false."""
+    import time
+
+    # Every torch wheel is far over 8 MiB, whichever one the wheel choice picks: ranged for sure.
+    monkeypatch.setenv("CODENAV_MAX_DOWNLOAD_BYTES", str(8 << 20))
+    began = time.monotonic()
+    proc = run_cli("files", "pypi:torch==2.9.1", "--json", "--wait", "60000", timeout=180)
+    seconds = time.monotonic() - began
+    result = json.loads(proc.stdout or b"{}")
+    if proc.returncode != 0 and result.get("error", {}).get("code") in ("NETWORK", "TIMEOUT", "CONFIG_ERROR"):
+        pytest.skip(f"the package index is unreachable: {result['error']['message']}")
+    assert proc.returncode == 0, proc.stderr
+    assert result["target"]["verified"] is False and "byte range" in result["target"]["verification"]
+    assert "torch/__init__.py" in [f["path"] for f in result["files"]]
+    (manifest_path,) = (tmp_path / "cache" / "entries" / "pypi" / "torch").glob("*/manifest.json")
+    ranged = json.loads(manifest_path.read_text())["ranged"]
+    cached = sum(p.stat().st_size for p in (tmp_path / "cache").rglob("*") if p.is_file())
+    print(f"torch 2.9.1 listed by range in {seconds:.1f} s: {ranged['requests']} requests, {ranged['bytes']} bytes "
+          f"of a {ranged['size']}-byte wheel; cache {cached} bytes")
+    assert ranged["bytes"] < 5 << 20 and ranged["requests"] <= 3 and cached < 30 << 20
+    read = run_cli("read", "pypi:torch==2.9.1", "torch/__init__.py")
+    assert read.returncode == 0 and b"import" in read.stdout

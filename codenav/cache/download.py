@@ -32,6 +32,26 @@ def _limit() -> int:
         raise CodenavError("CONFIG_ERROR", f"CODENAV_MAX_DOWNLOAD_BYTES must be an integer, got {raw!r}") from None
 
 
+def too_large_at(filename: str, limit: int) -> CodenavError:
+    """TOO_LARGE for a file over the download limit (the same words whether told before or during the download)."""
+    return CodenavError(
+        "TOO_LARGE", f"{filename} is larger than the {limit // (1024 * 1024)} MiB download limit",
+        details={"limitBytes": limit, "action": "raise CODENAV_MAX_DOWNLOAD_BYTES if this is expected"},
+    )
+
+
+def too_large(artifact: Artifact, limit: int) -> CodenavError:
+    return too_large_at(artifact.filename, limit)
+
+
+def size_mismatch(artifact: Artifact, what: str, served: int) -> CodenavError:
+    """PROTOCOL_ERROR: the index stated one size (PEP 700), the server serves another."""
+    return CodenavError(
+        "PROTOCOL_ERROR", f"{what} lists {artifact.filename} as {artifact.size} bytes, but its server sends {served}",
+        details={"artifact": artifact.filename, "indexSize": artifact.size, "serverSize": served},
+    )
+
+
 def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | None = None) -> None:
     """Download ``artifact`` to ``dest`` and verify it as its Verification says (registries/artifact.py)."""
     check = artifact.verification
@@ -49,12 +69,6 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
             sys.stderr.write(f"\rcodenav: downloading {label}: {state['bytes'] // 1024} KiB")
             sys.stderr.flush()
 
-    def too_large() -> CodenavError:
-        return CodenavError(
-            "TOO_LARGE", f"{artifact.filename} is larger than the {limit // (1024 * 1024)} MiB download limit",
-            details={"limitBytes": limit, "action": "raise CODENAV_MAX_DOWNLOAD_BYTES if this is expected"},
-        )
-
     from .. import registries
 
     registry = registries.load(artifact.registry)
@@ -63,7 +77,7 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
         resp = net.request(
             "GET", artifact.url, what=what, headers=dict(artifact.headers or {}), redirects="https",
             timeout=net.timeout_from_env("CODENAV_DOWNLOAD_TIMEOUT", 600.0), max_bytes=limit,
-            sink=sink, on_chunk=on_chunk, too_large=too_large,
+            sink=sink, on_chunk=on_chunk, too_large=lambda: too_large(artifact, limit),
         )
         sink.flush()
         os.fsync(sink.fileno())
@@ -80,5 +94,10 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
             f"{artifact.filename} does not match its published {check.algorithm} hash; nothing was cached",
             details={"artifact": artifact.filename, "algorithm": check.algorithm},
         )
+    # Checked once the body is whole (its Content-Length held by the reader): a body cut short
+    # stays NETWORK (retryable) and a different file (a captive portal's page) INTEGRITY_ERROR;
+    # the right file at a size the index did not state is the index's fault.
+    if artifact.size is not None and state["bytes"] != artifact.size:
+        raise size_mismatch(artifact, what, state["bytes"])
     if check.kind == "custom":
         registry.verify(artifact, dest)  # raises INTEGRITY_ERROR itself

@@ -99,12 +99,19 @@ def _build_locked(job: dict[str, Any]) -> str:
 
     artifact = registries.load(job["registry"]).resolve(job["name"], job.get("version"))
     if store.find(artifact.key) is None:
+        from . import lazy
         from .download import fetch_artifact
+
+        # Decided from the sizes the index states, before any body is asked for (SPEC §3.7).
+        ranged = lazy.plan(artifact, limits) == "ranged"
 
         def fetch(download: Path) -> None:
             fetch_artifact(artifact, download, progress_until=job.get("progressUntil"))
 
-        _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits)
+        def listing(build_dir: Path, tree: Path) -> str:
+            return store.manifest_text(*lazy.build(artifact, build_dir, tree, limits), fields=lazy.FIELDS)
+
+        _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits, ranged=listing if ranged else None)
     aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
     _derive_late(artifact.key)
     return artifact.key
@@ -114,11 +121,11 @@ class _Cleared(Exception):
     """``codenav cache clear`` moved the build directory away mid-build (never leaves this module)."""
 
 
-def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) -> None:
+def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any, ranged: Any = None) -> None:
     path, owner = _owned_tempdir(cache_subdir("tmp"), key)
     work = Path(path)
     try:
-        _build_in(work, key, target_echo, fetch, unpack, limits)
+        _build_in(work, key, target_echo, fetch, unpack, limits, ranged)
     except Exception:
         if not work.exists():
             # clear() renames tmp/ away whole: whatever failed, it failed because of that.
@@ -129,15 +136,24 @@ def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) 
         os.close(owner)
 
 
-def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) -> None:
-    """Download into ``work``, extract, write the manifest and sidecars, publish by one rename."""
+def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any,
+              ranged: Any = None) -> None:
+    """Download into ``work``, extract, write the manifest and sidecars, publish by one rename.
+    With ``ranged(build_dir, tree) -> manifest text`` nothing is downloaded: the entry is
+    listed by byte range (cache/lazy.py)."""
+    build_dir = work / "entry"
+    tree = build_dir / "tree"
+    if ranged is not None:
+        build_dir.mkdir()
+        tree.mkdir()
+        atomic_write(str(build_dir / "manifest.json"), ranged(build_dir, tree))
+        _finish(key, build_dir)
+        return
     from .. import archive
     from ..text import file_type_for, language_for
 
     download = work / "artifact"
     fetch(download)
-    build_dir = work / "entry"
-    tree = build_dir / "tree"
     build_dir.mkdir()  # never parents=True: a work dir that a clear moved away must not come back
     tree.mkdir()
     if unpack.inner_member is not None:
@@ -155,6 +171,11 @@ def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, 
         for f in extracted.files
     ]
     atomic_write(str(build_dir / "manifest.json"), store.manifest_text(target_echo, rows, extracted.skipped))
+    _finish(key, build_dir)
+
+
+def _finish(key: str, build_dir: Path) -> None:
+    """Derive the sidecars of the built entry and publish it by one rename."""
     _derive(store.Entry(key, str(build_dir)))
     final = Path(store.entry_dir(key))
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -183,8 +204,8 @@ def _derive_late(key: str) -> None:
     from importlib import import_module
 
     entry = store.find(key)
-    if entry is None:
-        return
+    if entry is None or entry.ranged:
+        return  # a ranged entry holds no member yet: its symbol index is built on first use (lazy.ensure)
     for name, where in LATE_SIDECARS.items():
         module, _, function = where.partition(":")
         try:

@@ -11,6 +11,10 @@ Version 1 manifests (no ``fields``, no sha256) are still read; a manifest of any
 is never misread: ``find`` answers None, so the target is indexed again and the new entry
 replaces the old one.
 
+A ranged entry (cache/lazy.py, SPEC §3.7) adds ``ranged`` to its manifest and an eighth row
+field, ``skipped`` ("too large": listed, never stored); its members reach ``tree/`` on first
+read, fetched by range (``Entry.read``), so a missing file there is fetched, not an error.
+
 Sidecars are files derived from the tree at indexing time and published with it (the same
 rename), such as ``paths.txt``: the paths as the plain listing prints them, so ``codenav files``
 never decodes a manifest of many thousand rows (SPEC §3: listing never walks the tree). An
@@ -55,6 +59,8 @@ class Row(tuple):
     binary = property(lambda self: self[4])
     link = property(lambda self: self[5])
     sha256 = property(lambda self: self[6] if len(self) > 6 else None)
+    # "too large": listed with its size, never written or fetched (over CODENAV_MAX_FILE_BYTES).
+    skipped = property(lambda self: self[7] if len(self) > 7 else None)
 
 
 class Entry:
@@ -128,6 +134,12 @@ class Entry:
                 os.remove(tmp)
         return path
 
+    @property
+    def ranged(self) -> bool:
+        """True for an entry listed from a zip's central directory, its members fetched by range
+        on first read (cache/lazy.py); its results say ``verified: false``."""
+        return "ranged" in self.manifest
+
     def row(self, path: str) -> Row:
         if self._index is None:
             # The raw rows: a warm read wraps only the one it needs.
@@ -156,11 +168,28 @@ class Entry:
                     "FILE_NOT_FOUND", f"{path} is a symlink to {row.link}, which this target does not ship",
                     details={"filePath": path},
                 ) from None
+        if row.skipped:
+            raise too_large_member(row)
         try:
             with open(os.path.join(self.path, "tree", row.path), "rb") as handle:
                 return row, handle.read()
         except FileNotFoundError:
-            raise cache_removed() from None
+            if not self.ranged:
+                raise cache_removed() from None
+        from .lazy import fetch_member  # a ranged entry's member not read yet: fetched now
+
+        return row, fetch_member(self, row)
+
+
+def too_large_member(row: Row) -> CodenavError:
+    """TOO_LARGE for a member listed as skipped: over the per-file limit, so never written."""
+    raw = os.environ.get("CODENAV_MAX_FILE_BYTES", "").strip()
+    limit = int(raw) if raw.isdigit() else 50 << 20  # archive.Limits' default, without importing it
+    return CodenavError(
+        "TOO_LARGE", f"{row.path} ({row.size} bytes) is over the per-file limit (CODENAV_MAX_FILE_BYTES), so it "
+        "was not stored; raise CODENAV_MAX_FILE_BYTES and clear the cache to read it",
+        details={"path": row.path, "size": row.size, "limitBytes": limit, "variable": "CODENAV_MAX_FILE_BYTES"},
+    )
 
 
 def suggestions(path: str, paths: list[str]) -> list[str]:
@@ -218,11 +247,13 @@ def manifest_version(path: str) -> int | None:
     return version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
-def manifest_text(target: dict[str, Any], rows: list[list], skipped: list[dict[str, str]]) -> str:
-    """The manifest of a new entry: its version first, so ``manifest_version`` is cheap."""
+def manifest_text(target: dict[str, Any], rows: list[list], skipped: list[dict[str, str]],
+                  extra: dict[str, Any] | None = None, fields: tuple[str, ...] = FIELDS) -> str:
+    """The manifest of a new entry: its version first, so ``manifest_version`` is cheap.
+    ``extra`` adds top-level keys (``ranged``: cache/lazy.py)."""
     import json
 
-    rest = json.dumps({"fields": list(FIELDS), "target": target, "files": rows, "skipped": skipped},
+    rest = json.dumps({"fields": list(fields), "target": target, "files": rows, "skipped": skipped, **(extra or {})},
                       sort_keys=True, separators=(",", ":"))
     return _VERSION_HEAD.decode() + str(MANIFEST_VERSION) + "," + rest[1:]
 

@@ -68,6 +68,10 @@ class Artifact(NamedTuple):
     # (SPEC §2.1): PEP 592's yank reason (True when none is given), npm's deprecation message.
     yanked: str | bool | None = None
     deprecated: str | None = None
+    # What the index states before any download (SPEC §3 limits, decided up front): the file's
+    # bytes (PEP 700 ``size``) and the extracted total (npm's ``dist.unpackedSize``).
+    size: int | None = None
+    unpacked_size: int | None = None
 
     @property
     def key(self) -> str:

@@ -13,7 +13,8 @@ Everything codenav knows about npm is here (the registry protocol of registries/
   carries ``dist-tags`` and every version's ``dist`` — and the choices for VERSION_NOT_FOUND.
   Large packuments (typescript's is over 10 MB) are then never parsed on the happy path.
   Integrity is the strongest SRI hash in ``dist.integrity`` (sha512); ``dist.shasum`` (sha1)
-  is used only when there is none;
+  is used only when there is none; ``dist.unpackedSize`` is kept (``Artifact.unpacked_size``)
+  so the extracted-bytes limit is decided before the tarball is downloaded;
 - unpack: the first path component of every entry is stripped, whatever it is called, as
   npm itself does.
 
@@ -284,7 +285,13 @@ def _artifact(name: str, version: str, manifest: object, what: str) -> Artifact:
                                   "the registry's dist.integrity" if algorithm != "sha1" else "the registry's dist.shasum"),
         headers=auth_headers(tarball),
         deprecated=_deprecation(manifest),
+        unpacked_size=_count(dist.get("unpackedSize")),
     )
+
+
+def _count(value: object) -> int | None:
+    """A byte count the registry states, or None when it states none usable."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _deprecation(manifest: dict) -> str | None:

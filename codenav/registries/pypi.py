@@ -10,7 +10,8 @@ Everything codenav knows about PyPI is here (the registry protocol of registries
 - resolve: the simple repository API (PEP 691 JSON, PEP 503 HTML fallback). Artifact choice is
   deterministic and echoed: a pure-Python wheel (``*-none-any.whl``), else the sdist, else the
   newest wheel by a fixed ordering of file names. Yanked files are skipped unless the version
-  is pinned exactly. The sha256 in the index is verified on download;
+  is pinned exactly. The sha256 in the index is verified on download; the PEP 700 ``size`` of
+  the JSON API is kept (``Artifact.size``) so the download limit is decided before downloading;
 - unpack: a wheel is listed as it is; an sdist loses its one ``{name}-{version}/`` folder.
 
 Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
@@ -207,6 +208,7 @@ def _parse(body: bytes, content_type: str, base: str) -> list[dict]:
             files.append({
                 "filename": f["filename"], "url": urljoin(base, f["url"]),
                 "sha256": (f.get("hashes") or {}).get("sha256"), "yanked": _yank_reason(f.get("yanked", False)),
+                "size": _size(f.get("size")),
             })
         return files
     if content_type and "html" not in content_type.lower():
@@ -220,6 +222,11 @@ def _parse(body: bytes, content_type: str, base: str) -> list[dict]:
         name = unquote(urlsplit(url).path.rsplit("/", 1)[-1]) or link["text"].strip()
         files.append({"filename": name, "url": urljoin(base, url), "sha256": sha, "yanked": link["yanked"]})
     return files
+
+
+def _size(value: object) -> int | None:
+    """PEP 700's ``size`` of a file (JSON API 1.1), or None when the index states none usable."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _version_of(filename: str, project: str) -> str | None:
@@ -339,5 +346,5 @@ def resolve(name: str, wanted: str | None) -> Artifact:
         registry=PREFIX, name=name, version=version, filename=filename, url=chosen["url"],
         unpack=Unpack("zip" if filename.endswith((".whl", ".zip")) else "tar", required_prefix=prefix),
         verification=Verification("digest", "sha256", chosen["sha256"].lower(), "the sha256 the index lists"),
-        yanked=chosen["yanked"] or None,
+        yanked=chosen["yanked"] or None, size=chosen.get("size"),
     )

@@ -173,6 +173,13 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     old_args, new_args = _sides(args)
     old, new = _target.open_entry(old_args), _target.open_entry(new_args)
     rows_a, rows_b = _rows(old), _rows(new)
+    for side, rows in ((old, rows_a), (new, rows_b)):
+        if side.ranged:  # no sha256 to compare by: the files in scope are fetched by range (bounded)
+            from ..cache import lazy
+
+            lazy.ensure(side, [r[0] for r in rows if (path is None or r[0] == path)
+                               and (not prefix or r[0].startswith(prefix))
+                               and (matcher is None or matcher(r[0]))], "this comparison")
     if path is not None and not any(r[0] == path for r in rows_a) and not any(r[0] == path for r in rows_b):
         raise CodenavError("FILE_NOT_FOUND", f"{path} is a file of neither version",
                            details={"filePath": path, "action": "list the files with list_files"})

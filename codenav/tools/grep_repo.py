@@ -111,6 +111,10 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     options = _check(args)
     entry = _target.open_entry(args)
     files, binary, large = _scope(entry.files(), options)
+    if entry.ranged:  # the members in scope, fetched by range first (bounded: cache/lazy.py)
+        from ..cache import lazy
+
+        lazy.ensure(entry, [f[0] for f in files], "this search")
     # A cursor belongs to one search: the target and what decides which lines match (not the
     # page size or the context, which a caller may change between pages).
     fingerprint = short_hash(repr([entry.key] + [options[k] for k in (

@@ -9,6 +9,8 @@ follow grep(1): 0 a symbol found, 1 none, 2 an error.
 
 from __future__ import annotations
 
+import os
+
 from ..errors import invalid
 from ..targets import cli_int, validate_path
 from . import _target
@@ -131,6 +133,13 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     fingerprint = _fingerprint(query, prefix, kinds, match, case_sensitive)
     start = _offset(args.get("cursor"), fingerprint)
     entry = _target.open_entry(args)
+    if entry.ranged and not os.path.exists(entry.sidecar_path(SIDECAR)):
+        # The index reads every source file: fetch them by range first (bounded: cache/lazy.py).
+        from ..cache import lazy
+        from ..search.symbols import language
+
+        lazy.ensure(entry, [r.path for r in entry.files() if not r.binary and r.link is None
+                            and language(r.path) is not None], "the symbol index")
     index = entry.sidecar(SIDECAR, write)
     mode, found = search(index, query, match, case_sensitive, kinds, prefix or "")
     if prefix:  # the core tests a string prefix; a directory prefix must not take 'libx' for 'lib'

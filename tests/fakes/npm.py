@@ -39,6 +39,7 @@ class FakeNpm:
     tarball_hits: int = 0
     version_documents: bool = True  # serve /<name>/<version-or-tag> as the real registry does
     deprecations: dict[tuple[str, str], object] = field(default_factory=dict)  # (name, version) -> `deprecated`
+    unpacked_sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # (name, version) -> dist.unpackedSize
 
     def __post_init__(self) -> None:
         self.server.route_prefix("GET", "/", self._serve)
@@ -75,6 +76,8 @@ class FakeNpm:
                 dist["integrity"] = v.integrity
             if v.shasum:
                 dist["shasum"] = v.shasum
+            if (name, version) in self.unpacked_sizes:
+                dist["unpackedSize"] = self.unpacked_sizes[(name, version)]
             versions[version] = {"name": name, "version": version, "dist": dist}
             if (name, version) in self.deprecations:
                 versions[version]["deprecated"] = self.deprecations[(name, version)]
