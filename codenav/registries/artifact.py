@@ -68,6 +68,10 @@ class Artifact(NamedTuple):
     # (SPEC §2.1): PEP 592's yank reason (True when none is given), npm's deprecation message.
     yanked: str | bool | None = None
     deprecated: str | None = None
+    # Set when TLS checks were off for this artifact (an opted-in strict-ssl=false or pip
+    # trusted-host, config/trust.py): the digest came over the same unchecked connection, so
+    # the echo says ``verified: false`` and why (SPEC §8.1).
+    insecure: str | None = None
 
     @property
     def key(self) -> str:
@@ -78,6 +82,10 @@ class Artifact(NamedTuple):
     def echo(self) -> dict[str, Any]:
         echo = {"registry": self.registry, "name": self.name, "version": self.version, "artifact": self.filename,
                 "verified": self.verification.verified, "verification": self.verification.describe()}
+        if self.insecure:
+            echo["verified"] = False
+            echo["verification"] = (f"not verified: TLS certificate checks were off ({self.insecure}), so the "
+                                    f"digest came over an unverified connection; {echo['verification']}")
         if self.yanked:
             echo["yanked"] = self.yanked
         if self.deprecated:
