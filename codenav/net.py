@@ -190,6 +190,7 @@ def request(
     """
     import requests
 
+    _session()  # the first call builds the trust context: setup, not part of the exchange's deadline
     deadline = _Deadline(timeout)
     hops = 0
     current = url

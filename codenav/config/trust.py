@@ -97,38 +97,55 @@ def _build() -> tuple[SSLContext, list[str]]:
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     ctx.verify_flags &= ~getattr(ssl, "VERIFY_X509_STRICT", 0)
     words: list[str] = []
-    ctx.load_default_certs()
     paths = ssl.get_default_verify_paths()
-    has_defaults = bool(paths.cafile) or bool(paths.capath and _has_hashed_certs(paths.capath))
-    if has_defaults:
-        words.append(f"the system store ({paths.cafile or paths.capath})")
-    elif os.name != "nt":
-        for bundle in DISTRO_BUNDLES:
-            if os.path.isfile(bundle):
-                _load(ctx, Source("the system bundle", bundle))
-                words.append(f"the system bundle ({bundle})")
-                break
-        else:
-            words.append("the system store (empty)")
+    hashed = bool(paths.capath and _has_hashed_certs(paths.capath))
+    loaded: set[str] = set()
+    if os.name != "nt" and hashed and paths.cafile and _inside(paths.cafile, paths.capath):
+        # The bundle is generated from the hashed folder (update-ca-certificates): the folder,
+        # looked up lazily, holds the same roots without parsing ~150 certificates up front.
+        ctx.load_verify_locations(capath=paths.capath)
+        loaded.add(os.path.realpath(paths.cafile))
+        words.append(f"the system store ({paths.capath})")
     else:
-        words.append("the Windows certificate store")
+        ctx.load_default_certs()
+        if paths.cafile:
+            loaded.add(os.path.realpath(paths.cafile))
+        if os.name == "nt":
+            words.append("the Windows certificate store")
+        elif paths.cafile or hashed:
+            words.append(f"the system store ({paths.cafile or paths.capath})")
+        else:
+            for bundle in DISTRO_BUNDLES:
+                if os.path.isfile(bundle):
+                    _load(ctx, Source("the system bundle", bundle), loaded)
+                    words.append(f"the system bundle ({bundle})")
+                    break
+            else:
+                words.append("the system store (empty)")
     try:
         import certifi
 
-        _load(ctx, Source("certifi", certifi.where()))
+        _load(ctx, Source("certifi", certifi.where()), loaded)
         words.append(f"certifi ({certifi.where()})")
     except ImportError:
         pass
     for source in sources():
-        _load(ctx, source)
+        _load(ctx, source, loaded)
         words.append(source.describe())
     return ctx, words
 
 
-def _load(ctx: SSLContext, source: Source) -> None:
-    """Add one source; one that cannot be read is noted, not fatal (the TLS error lists it)."""
+def _load(ctx: SSLContext, source: Source, loaded: set[str]) -> None:
+    """Add one source; one that cannot be read is noted, not fatal (the TLS error lists it).
+    A file already loaded is not parsed again (the system bundle is often also npm's cafile
+    and pip's cert, and each parse costs tens of milliseconds)."""
     import ssl
 
+    if source.path is not None:
+        real = os.path.realpath(source.path)
+        if real in loaded and os.path.isfile(real):
+            return
+        loaded.add(real)
     try:
         if source.pem is not None:
             ctx.load_verify_locations(cadata=source.pem)
@@ -142,6 +159,11 @@ def _load(ctx: SSLContext, source: Source) -> None:
         source.problem = "not readable"
     except (ssl.SSLError, OSError, ValueError):
         source.problem = "holds no PEM certificate codenav could read"
+
+
+def _inside(path: str, folder: str) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return os.path.dirname(real) == top
 
 
 def _has_hashed_certs(folder: str) -> bool:
