@@ -125,6 +125,16 @@ def _trust_adapter() -> Any:
             kwargs["ssl_context"] = trust.context()
             return super().proxy_manager_for(proxy, **kwargs)
 
+        # The context already holds every bundle (certifi, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE):
+        # a bundle path handed to urllib3 would be parsed into it again on every connection.
+        def build_connection_pool_key_attributes(self, request: Any, verify: Any, cert: Any = None) -> Any:
+            return super().build_connection_pool_key_attributes(request, bool(verify), cert)
+
+        def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
+            super().cert_verify(conn, url, bool(verify), cert)
+            if verify and url.lower().startswith("https"):
+                conn.ca_certs = conn.ca_cert_dir = None
+
     return TrustAdapter()
 
 
