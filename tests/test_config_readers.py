@@ -241,7 +241,7 @@ def test_npm_noproxy_matches_labels_not_wildcards() -> None:
 
 
 def test_insecure_settings_are_found_with_their_file(tmp_path: Path) -> None:
-    """strict-ssl=false applies to every npm exchange; trusted-host only to its host (and port)."""
+    """strict-ssl=false applies to every npm https exchange; trusted-host only to its host (and port)."""
     (tmp_path / ".npmrc").write_text("strict-ssl=false\n")
     conf = tmp_path / "pip.conf"
     conf.write_text("[global]\ntrusted-host = idx.test:8443 other.test\n")
@@ -251,6 +251,7 @@ def test_insecure_settings_are_found_with_their_file(tmp_path: Path) -> None:
     assert trust.insecure("https://idx.test/simple/", "pip", env) is None
     assert trust.insecure("https://other.test/simple/", "pip", env) is not None
     assert trust.insecure("https://x.test/", None, env) is None
+    assert trust.insecure("http://x.test/", "npm", env) is None  # no TLS to turn off
 
 
 def test_ca_sources_are_the_union_of_every_configuration(tmp_path: Path) -> None:

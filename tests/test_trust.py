@@ -49,6 +49,7 @@ class World:
     npm_far: FakeNpm  # https://registry.test:port, only through the proxy
     pypi_far: FakePypi
     npm_self: FakeNpm  # a self-signed certificate
+    npm_wrong: FakeNpm  # a certificate from the test CA for another name
     proxy: ConnectProxy
     refusing: ConnectProxy
 
@@ -58,18 +59,19 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     certs = tls.make(tmp_path_factory.mktemp("tls"))
     servers = [FakeServer(certs.server_context(), "localhost"), FakeServer(certs.server_context(), "localhost"),
                FakeServer(certs.server_context(), "registry.test"), FakeServer(certs.server_context(), "registry.test"),
-               FakeServer(certs.server_context(selfsigned=True), "localhost")]
+               FakeServer(certs.server_context(selfsigned=True), "localhost"),
+               FakeServer(certs.server_context(wrong_name=True), "localhost")]
     proxies = [ConnectProxy(), ConnectProxy(refuse=True)]
     for thing in (*servers, *proxies):
         thing.__enter__()
-    npm, npm_far, npm_self = FakeNpm(servers[0]), FakeNpm(servers[2]), FakeNpm(servers[4])
+    npm, npm_far, npm_self, npm_wrong = FakeNpm(servers[0]), FakeNpm(servers[2]), FakeNpm(servers[4]), FakeNpm(servers[5])
     pypi, pypi_far = FakePypi(servers[1]), FakePypi(servers[3])
-    for fake in (npm, npm_far, npm_self):
+    for fake in (npm, npm_far, npm_self, npm_wrong):
         fake.publish("demo", "1.0.0", NPM_FILES)
     for fake in (pypi, pypi_far):
         fake.add_wheel("demo", "1.0", PY_FILES)
     try:
-        yield World(certs, npm, pypi, npm_far, pypi_far, npm_self, *proxies)
+        yield World(certs, npm, pypi, npm_far, pypi_far, npm_self, npm_wrong, *proxies)
     finally:
         for thing in (*servers, *proxies):
             thing.__exit__(None, None, None)
@@ -284,6 +286,17 @@ def test_an_untrusted_certificate_through_mcp_is_the_tls_error(home: Home, world
     error = mcp_error(result)
     assert error["code"] == "TLS_ERROR" and error["retryable"] is False
     assert "self-signed certificate in certificate chain" in error["message"]
+    assert_clean(output)
+
+
+def test_a_certificate_for_another_name_is_a_hostname_mismatch(home: Home, world: World) -> None:
+    """A trusted CA does not excuse a certificate issued for another host: TLS_ERROR says
+    "hostname mismatch" in OpenSSL's words."""
+    home.npmrc(npm_registry(world.npm_wrong) + f"cafile={world.certs.ca}\n")
+    code, payload, output = home.cli("files", "npm:demo@1.0.0")
+    error = payload["error"]
+    assert error["code"] == "TLS_ERROR", error
+    assert "hostname mismatch" in error["details"]["reason"]
     assert_clean(output)
 
 

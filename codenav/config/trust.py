@@ -176,13 +176,15 @@ def _has_hashed_certs(folder: str) -> bool:
 # --- insecure settings -------------------------------------------------------------------------
 
 def insecure(url: str, manager: str | None, env: Mapping[str, str] | None = None) -> tuple[str, str] | None:
-    """(setting, where it is set) when ``manager``'s configuration turns TLS checks off for
-    ``url``: npm ``strict-ssl=false`` (every npm exchange), pip ``trusted-host`` (that host)."""
+    """(setting, where it is set) when ``manager``'s configuration turns TLS checks off for the
+    https ``url``: npm ``strict-ssl=false`` (every npm exchange), pip ``trusted-host`` (that host)."""
     from urllib.parse import urlsplit
 
     from . import npmrc, pipconf
 
     env = os.environ if env is None else env
+    if not url.lower().startswith("https:"):
+        return None  # nothing to verify on plain http (a loopback mirror): no TLS to turn off
     if manager == "npm":
         config = npmrc.load(env)
         if npmrc.is_false(config.get("strict-ssl")):

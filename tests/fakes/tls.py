@@ -4,7 +4,8 @@ The CA's basicConstraints is deliberately *not* critical, as many TLS-inspecting
 roots are: a context with ``VERIFY_X509_STRICT`` refuses it, pip's and codenav's accept it.
 The server certificate names ``localhost``, ``registry.test`` (reachable only through the
 proxy fake) and 127.0.0.1; ``chain.pem`` is it plus the CA, so an untrusting client reports
-"self-signed certificate in certificate chain". ``selfsigned.pem`` is a lone self-signed leaf.
+"self-signed certificate in certificate chain". ``selfsigned.pem`` is a lone self-signed leaf;
+``wrong_name`` a CA-signed certificate for another name (a hostname mismatch).
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ subjectAltName = DNS:localhost, DNS:registry.test, IP:127.0.0.1
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
 """
+WRONG_NAME_EXTENSIONS = """basicConstraints = CA:FALSE
+extendedKeyUsage = serverAuth
+subjectAltName = DNS:elsewhere.test
+"""
 SELF_CONFIG = """[req]
 distinguished_name = dn
 prompt = no
@@ -51,11 +56,14 @@ class Certs:
     key: Path
     selfsigned: Path
     selfsigned_key: Path
+    wrong_name: Path  # signed by the CA for elsewhere.test only, plus the CA
 
-    def server_context(self, selfsigned: bool = False) -> ssl.SSLContext:
+    def server_context(self, selfsigned: bool = False, wrong_name: bool = False) -> ssl.SSLContext:
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         if selfsigned:
             ctx.load_cert_chain(self.selfsigned, self.selfsigned_key)
+        elif wrong_name:
+            ctx.load_cert_chain(self.wrong_name, self.key)
         else:
             ctx.load_cert_chain(self.chain, self.key)
         return ctx
@@ -69,6 +77,7 @@ def make(folder: Path) -> Certs:
     (folder / "ca.cnf").write_text(CA_CONFIG)
     (folder / "leaf.cnf").write_text(LEAF_EXTENSIONS)
     (folder / "self.cnf").write_text(SELF_CONFIG)
+    (folder / "wrong.cnf").write_text(WRONG_NAME_EXTENSIONS)
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
 
     def run(*args: str) -> None:
@@ -78,7 +87,11 @@ def make(folder: Path) -> Certs:
     run("req", *ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost")
     run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
         "-out", "server.pem", "-days", "3650", "-extfile", "leaf.cnf")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+        "-out", "wrong.pem", "-days", "3650", "-extfile", "wrong.cnf")
     run("req", "-x509", *ec, "-keyout", "self.key", "-out", "self.pem", "-days", "3650", "-config", "self.cnf")
-    (folder / "chain.pem").write_bytes((folder / "server.pem").read_bytes() + (folder / "ca.pem").read_bytes())
+    ca = (folder / "ca.pem").read_bytes()
+    (folder / "chain.pem").write_bytes((folder / "server.pem").read_bytes() + ca)
+    (folder / "wrong-chain.pem").write_bytes((folder / "wrong.pem").read_bytes() + ca)
     return Certs(folder / "ca.pem", folder / "chain.pem", folder / "server.key", folder / "self.pem",
-                 folder / "self.key")
+                 folder / "self.key", folder / "wrong-chain.pem")
