@@ -20,6 +20,7 @@ CODES: dict[str, bool] = {
     "FILE_NOT_FOUND": False,
     "INDEXING": True,
     "NETWORK": True,
+    "TLS_ERROR": False,
     "TIMEOUT": True,
     "RATE_LIMITED": True,
     "UPSTREAM_ERROR": True,

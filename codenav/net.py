@@ -1,8 +1,11 @@
-"""HTTP with whole-exchange deadlines, byte caps and a redirect policy (SPEC §8).
+"""HTTP with whole-exchange deadlines, byte caps, a redirect policy, trust and proxies (SPEC §8).
 
 ``requests`` is imported inside ``fetch`` only, so nothing on a warm path pays for it. The
 deadline covers connect, headers and body: every socket read is given the time that remains,
 and the body is read with ``read1`` (one ``recv`` at most) so a slow drip cannot stretch it.
+Every connection verifies against the process's one TLS context (config/trust.py) and takes
+its proxy from the environment or the package manager's configuration (config/proxy.py);
+failures are told in words (neterrors.py): no Python repr, no proxy credentials.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
+from . import neterrors
 from .errors import CodenavError
 
 API_CAP = 2 * 1024 * 1024  # bytes, for API/search/fetch bodies
@@ -75,21 +79,99 @@ def _socket_of(raw: Any) -> Any:
         return None
 
 
-_SESSIONS: dict[int, Any] = {}
+_SESSIONS: dict[tuple[int, bool], Any] = {}
 
 
-def _session() -> Any:
-    """One ``requests.Session`` per thread: the CA bundle is loaded once and a packument and
-    its tarball on the same host share a connection (the indexer makes both requests)."""
+def _session(insecure: bool = False) -> Any:
+    """One ``requests.Session`` per thread: the trust context is shared, and a packument and
+    its tarball on the same host share a connection (the indexer makes both requests).
+
+    Its adapters carry the process's one TLS context (config/trust.py) for direct and proxied
+    connections alike. An ``insecure`` session (an opted-in ``strict-ssl=false``) is separate:
+    urllib3 sets ``verify_mode`` on the context it is given, so the shared one never meets it.
+    """
     import threading
 
     import requests
 
-    key = threading.get_ident()
+    key = (threading.get_ident(), insecure)
     session = _SESSIONS.get(key)
     if session is None:
         session = _SESSIONS[key] = requests.Session()
+        if insecure:
+            import urllib3
+
+            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # the result says so
+        else:
+            adapter = _trust_adapter()
+            session.mount("https://", adapter)
+            session.mount("http://", adapter)
     return session
+
+
+def _trust_adapter() -> Any:
+    from requests.adapters import HTTPAdapter
+
+    from .config import trust
+
+    class TrustAdapter(HTTPAdapter):
+        """Both managers get the context: a proxied request uses the proxy manager's pools."""
+
+        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+            kwargs["ssl_context"] = trust.context()
+            super().init_poolmanager(*args, **kwargs)
+
+        def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
+            kwargs["ssl_context"] = trust.context()
+            return super().proxy_manager_for(proxy, **kwargs)
+
+        # The context already holds every bundle (certifi, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE):
+        # a bundle path handed to urllib3 would be parsed into it again on every connection.
+        def build_connection_pool_key_attributes(self, request: Any, verify: Any, cert: Any = None) -> Any:
+            return super().build_connection_pool_key_attributes(request, bool(verify), cert)
+
+        def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
+            super().cert_verify(conn, url, bool(verify), cert)
+            if verify and url.lower().startswith("https"):
+                conn.ca_certs = conn.ca_cert_dir = None
+
+    return TrustAdapter()
+
+
+def _route(url: str, manager: str | None) -> tuple[dict[str, Any] | None, tuple[str, str] | None, bool]:
+    """(proxies to pass, (proxy, where it is set) for messages, TLS checks off) for ``url``.
+
+    The environment first, as requests reads it; then the package manager's own proxy. A
+    setting that turns TLS checks off is refused here unless the user opted in.
+    """
+    import requests
+
+    from .config import proxy, trust
+
+    insecure = False
+    found = trust.insecure(url, manager)
+    if found is not None:
+        setting, where = found
+        if not trust.insecure_allowed():
+            raise CodenavError(
+                "CONFIG_ERROR",
+                f"{setting} in {where} turns off TLS certificate checks for {neterrors.host_of(url)}; codenav does not "
+                f"download code it cannot verify. Remove the setting and trust your CA instead "
+                f"({trust.HOW_TO_ADD}), or set {trust.INSECURE_VARIABLE}=1 to go on without checks "
+                f"(every result then says so)",
+                details={"setting": setting, "file": where,
+                         "action": f"remove {setting} from {where}, or set {trust.INSECURE_VARIABLE}=1"},
+            )
+        insecure = True
+    scheme = url.split(":", 1)[0].lower()
+    from_env = requests.utils.get_environ_proxies(url)
+    chosen = from_env.get(scheme) or from_env.get("all")
+    if chosen:
+        return None, (chosen, f"{scheme}_proxy in the environment"), insecure
+    configured = proxy.configured(url, manager) if manager else None
+    if configured:
+        return {"http": configured[0], "https": configured[0]}, configured, insecure
+    return None, None, insecure
 
 
 def request(
@@ -106,6 +188,7 @@ def request(
     on_chunk: Any = None,
     too_large: Any = None,
     on_headers: Any = None,
+    manager: str | None = None,
 ) -> Response:
     """One HTTP exchange; the whole of it must finish within ``timeout`` seconds.
 
@@ -115,14 +198,18 @@ def request(
     error (default TOO_LARGE). Non-2xx statuses are returned, not raised: callers map them.
     ``on_headers(response)`` sees the status and headers before any of the body is read; what
     it raises closes the connection at once (a range request answered with a whole body).
+    ``manager`` ("npm", "pip") names the package manager whose proxy and insecure settings
+    apply (SPEC §8.1); trust is the same for every exchange.
     """
     import requests
 
+    _session()  # the first call builds the trust context: setup, not part of the exchange's deadline
     deadline = _Deadline(timeout)
     hops = 0
     current = url
-    session = _session()
     while True:
+        proxies, via, insecure = _route(current, manager)
+        session = _session(insecure)
         try:
             left = deadline.remaining()
             resp = session.request(
@@ -133,13 +220,15 @@ def request(
                 timeout=(min(left, 10.0), left),
                 allow_redirects=False,
                 stream=True,
+                proxies=proxies,
+                verify=False if insecure else True,
             )
         except TimeoutError:
             raise _timeout(what, timeout) from None
         except requests.exceptions.Timeout:
             raise _timeout(what, timeout) from None
         except requests.exceptions.RequestException as exc:
-            raise CodenavError("NETWORK", f"could not reach {what}: {_reason(exc)}") from None
+            raise neterrors.connect_error(exc, what, current, via) from None
         if resp.is_redirect:
             location = resp.headers.get("location", "")
             target = requests.compat.urljoin(current, location)
@@ -185,11 +274,11 @@ def request(
     except TimeoutError:
         raise _timeout(what, timeout) from None
     except requests.exceptions.RequestException as exc:
-        raise CodenavError("NETWORK", f"connection to {what} failed while reading: {_reason(exc)}") from None
+        raise CodenavError("NETWORK", f"the connection to {what} failed while reading: {neterrors.why(exc)}") from None
     except OSError as exc:
         if isinstance(exc, TimeoutError) or "timed out" in str(exc):
             raise _timeout(what, timeout) from None
-        raise CodenavError("NETWORK", f"connection to {what} failed while reading: {_reason(exc)}") from None
+        raise CodenavError("NETWORK", f"the connection to {what} failed while reading: {neterrors.why(exc)}") from None
     finally:
         resp.close()
     out.body = b"".join(chunks)
@@ -216,8 +305,8 @@ def _read_body(resp: Any, deadline: _Deadline) -> Iterator[bytes]:
             raise TimeoutError from None
         except urllib3.exceptions.ProtocolError as exc:
             raise OSError(_broken(exc)) from None
-        except urllib3.exceptions.DecodeError as exc:
-            raise OSError(f"undecodable body ({_short(exc)})") from None
+        except urllib3.exceptions.DecodeError:
+            raise OSError("the body could not be decoded") from None
         if not chunk:
             # urllib3 reports a short body (Content-Length not reached) as an error when
             # enforce_content_length is on, which is the default in urllib3 2.
@@ -241,25 +330,6 @@ def _broken(exc: BaseException) -> str:
     if "reset" in str(exc).lower():
         return "the connection was reset"
     return "the connection broke"
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc)
-    return text if len(text) < 200 else text[:197] + "..."
-
-
-def _reason(exc: BaseException) -> str:
-    """A one-line reason without URLs' credentials or Python reprs."""
-    text = str(exc)
-    for marker in ("Caused by ", "Failed to establish a new connection: "):
-        if marker in text:
-            text = text.split(marker, 1)[1]
-    text = text.strip("()'\" ")
-    if "Connection refused" in text:
-        return "connection refused"
-    if "Name or service not known" in text or "nodename nor servname" in text or "getaddrinfo" in text:
-        return "host name could not be resolved"
-    return _short(text) or type(exc).__name__
 
 
 def _timeout(what: str, seconds: float) -> CodenavError:
@@ -385,7 +455,7 @@ class RangeRefused(Exception):
 
 
 def get_range(url: str, start: int, end: int, *, total: int, what: str, headers: dict[str, str] | None = None,
-              timeout: float = DEFAULT_TIMEOUT) -> bytes:
+              timeout: float = DEFAULT_TIMEOUT, manager: str | None = None) -> bytes:
     """Bytes ``start``..``end`` (inclusive) of the ``total``-byte file at ``url``, by one range GET.
 
     Only an explicit ``bytes=a-b`` range is sent, with ``Accept-Encoding: identity`` (a
@@ -424,6 +494,7 @@ def get_range(url: str, start: int, end: int, *, total: int, what: str, headers:
     resp = request("GET", url, what=what, headers={**(headers or {}), "Range": f"bytes={start}-{end}",
                                                    "Accept-Encoding": "identity"},
                    redirects="https", timeout=timeout, max_bytes=max(want, 64 * 1024), on_headers=check,
+                   manager=manager,
                    too_large=lambda: CodenavError("PROTOCOL_ERROR", f"{what} sent more than the byte range asked for"))
     if resp.status == 416:
         raise CodenavError("UPSTREAM_ERROR", f"{what} refused a byte range of the file (HTTP 416: range not "

@@ -58,22 +58,25 @@ def plan(artifact: Artifact, limits: Limits) -> str:
     raise too_large(artifact, limit)
 
 
-def _what(registry: str) -> str:
+def _upstream(registry: str) -> tuple[str, str | None]:
+    """How errors name the registry, and the package manager whose proxy settings apply."""
     from .. import registries
 
-    return registries.load(registry).WHAT
+    module = registries.load(registry)
+    return module.WHAT, getattr(module, "PACKAGE_MANAGER", None)
 
 
-def _file(url: str, size: int, what: str, max_requests: int | None = None) -> Any:
+def _file(url: str, size: int, upstream: tuple[str, str | None], max_requests: int | None = None) -> Any:
     from .. import net
     from ..archive.ranged import MAX_REQUESTS, RangeFile
     from .download import _limit, too_large_at
 
     timeout = net.timeout_from_env("CODENAV_DOWNLOAD_TIMEOUT", 600.0)
+    what, manager = upstream
 
     def fetch(start: int, end: int) -> bytes:
         try:
-            return net.get_range(url, start, end, total=size, what=what, timeout=timeout)
+            return net.get_range(url, start, end, total=size, what=what, timeout=timeout, manager=manager)
         except net.RangeRefused:
             # The server sent the whole file instead (closed at once): as without ranges, the
             # file is over the download limit.
@@ -89,7 +92,7 @@ def build(artifact: Artifact, build_dir: Path, tree: Path, limits: Limits) -> tu
     from ..text import file_type_for, language_for
 
     assert artifact.size is not None
-    raw = _file(artifact.url, artifact.size, _what(artifact.registry))
+    raw = _file(artifact.url, artifact.size, _upstream(artifact.registry))
     with ranged.open_zip(raw) as archive:
         files, skipped, too_large, index = ranged.list_zip(archive, tree, limits)
         offset, directory = ranged.directory_bytes(archive, raw)
@@ -110,7 +113,7 @@ def _open(entry: Entry, max_requests: int | None = None) -> tuple[Any, Any]:
     from ..errors import cache_removed
 
     info = entry.manifest["ranged"]
-    raw = _file(info["url"], info["size"], _what(entry.manifest["target"].get("registry", "pypi")), max_requests)
+    raw = _file(info["url"], info["size"], _upstream(entry.manifest["target"].get("registry", "pypi")), max_requests)
     try:
         with open(entry.sidecar_path(DIRECTORY), "rb") as handle:
             raw.seed(info["directoryOffset"], handle.read())

@@ -72,6 +72,10 @@ class Artifact(NamedTuple):
     # bytes (PEP 700 ``size``) and the extracted total (npm's ``dist.unpackedSize``).
     size: int | None = None
     unpacked_size: int | None = None
+    # Set when TLS checks were off for this artifact (an opted-in strict-ssl=false or pip
+    # trusted-host, config/trust.py): the digest came over the same unchecked connection, so
+    # the echo says ``verified: false`` and why (SPEC §8.1).
+    insecure: str | None = None
 
     @property
     def key(self) -> str:
@@ -82,6 +86,10 @@ class Artifact(NamedTuple):
     def echo(self) -> dict[str, Any]:
         echo = {"registry": self.registry, "name": self.name, "version": self.version, "artifact": self.filename,
                 "verified": self.verification.verified, "verification": self.verification.describe()}
+        if self.insecure:
+            echo["verified"] = False
+            echo["verification"] = (f"not verified: TLS certificate checks were off ({self.insecure}), so the "
+                                    f"digest came over an unverified connection; {echo['verification']}")
         if self.yanked:
             echo["yanked"] = self.yanked
         if self.deprecated:

@@ -4,8 +4,9 @@ Everything codenav knows about npm is here (the registry protocol of registries/
 
 - names: ``(@scope/)?name`` of letters, digits and ``._~-``, kept as given;
 - exact versions: ``MAJOR.MINOR.PATCH[-PRE][+BUILD]`` (cached forever; a dist-tag is not);
-- the endpoint: CODENAV_NPM_REGISTRY, npm_config_registry, .npmrc ``registry=`` (project,
-  user), then ``npm config get registry`` asked once. No public registry host is written here.
+- the endpoint: CODENAV_NPM_REGISTRY, then ``registry`` from npm's layers (config/npmrc.py:
+  builtin, global, user, project .npmrc, ``npm_config_*``), then ``npm config get registry``
+  asked once. No public registry host is written here.
   Auth tokens found in .npmrc are attached to requests but never echoed anywhere;
 - resolve: an unscoped package is first asked for its one version document
   (``/<name>/<version-or-tag>``, a few KB); only when the registry has none does codenav read
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 PREFIX = "npm"
 ALIASES: tuple[str, ...] = ()
 WHAT = "the npm registry"
+PACKAGE_MANAGER = "npm"  # whose trust, proxy and strict-ssl settings apply (config/trust.py)
 ENDPOINT_VARIABLE = "CODENAV_NPM_REGISTRY"
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -97,11 +99,10 @@ def version_key(version: str) -> tuple:
 # --- the endpoint ------------------------------------------------------------------------------
 
 def endpoint() -> str:
-    for var in (ENDPOINT_VARIABLE, "npm_config_registry", "NPM_CONFIG_REGISTRY"):
-        if os.environ.get(var):
-            return clean(os.environ[var])
-    rc = _npmrc_values().get("registry")
-    if rc:
+    if os.environ.get(ENDPOINT_VARIABLE):
+        return clean(os.environ[ENDPOINT_VARIABLE])
+    rc = _npmrc().get("registry")  # every layer, the npm_config_* variables on top
+    if isinstance(rc, str) and rc:
         return clean(rc)
     return cached("npm", _ask_npm, ENDPOINT_VARIABLE, "npm registry", "npm")
 
@@ -111,29 +112,11 @@ def _ask_npm() -> str | None:
     return ask(["npm", "config", "get", "registry"], cwd=os.getcwd())
 
 
-def _npmrc_files() -> list[str]:
-    files = [os.path.join(os.getcwd(), ".npmrc")]
-    user = os.environ.get("npm_config_userconfig") or os.environ.get("NPM_CONFIG_USERCONFIG")
-    files.append(user if user else os.path.join(os.path.expanduser("~"), ".npmrc"))
-    return files
+def _npmrc():
+    """npm's merged configuration (config/npmrc.py), read afresh: a few small files."""
+    from ..config import npmrc
 
-
-def _npmrc_values() -> dict[str, str]:
-    """key=value pairs of the .npmrc files; the project file wins over the user file."""
-    values: dict[str, str] = {}
-    for path in reversed(_npmrc_files()):
-        try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError:
-            continue
-        for line in text.splitlines():
-            line = line.strip()
-            if not line or line.startswith(("#", ";")) or "=" not in line:
-                continue
-            key, _, value = line.partition("=")
-            values[key.strip()] = os.path.expandvars(value.strip().strip('"'))
-    return values
+    return npmrc.load()
 
 
 def auth_headers(url: str) -> dict[str, str]:
@@ -143,8 +126,8 @@ def auth_headers(url: str) -> dict[str, str]:
     parts = urlsplit(url)
     target = f"//{parts.netloc}{parts.path}"
     best: tuple[int, dict[str, str]] | None = None
-    for key, value in _npmrc_values().items():
-        if not key.startswith("//"):
+    for key, value in _npmrc().items().items():
+        if not key.startswith("//") or not isinstance(value, str):
             continue
         prefix, _, setting = key.rpartition(":")
         if not target.startswith(prefix):
@@ -192,6 +175,7 @@ def resolve(name: str, wanted: str | None) -> Artifact:
     resp = net.request(
         "GET", url, what=what, headers=headers, redirects="https",
         timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=64 * 1024 * 1024,
+        manager=PACKAGE_MANAGER,
     )
     if resp.status != 200:
         raise net.status_error(what, resp, not_found=CodenavError(
@@ -252,6 +236,7 @@ def _version_document(registry: str, name: str, wanted: str, what: str) -> Artif
     resp = net.request(
         "GET", url, what=what, headers={"Accept": "application/json", **auth_headers(url)},
         redirects="https", timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=4 * 1024 * 1024,
+        manager=PACKAGE_MANAGER,
     )
     if resp.status == 429 or resp.status >= 500:
         raise net.status_error(what, resp)
@@ -270,6 +255,7 @@ def _artifact(name: str, version: str, manifest: object, what: str) -> Artifact:
     import posixpath
     from urllib.parse import urlsplit
 
+    from ..config.trust import insecure_note
     from .artifact import Artifact, Unpack, Verification
 
     dist = manifest.get("dist") if isinstance(manifest, dict) else None
@@ -286,6 +272,7 @@ def _artifact(name: str, version: str, manifest: object, what: str) -> Artifact:
         headers=auth_headers(tarball),
         deprecated=_deprecation(manifest),
         unpacked_size=_count(dist.get("unpackedSize")),
+        insecure=insecure_note(tarball, PACKAGE_MANAGER),  # an opted-in strict-ssl=false
     )
 
 

@@ -5,8 +5,8 @@ Everything codenav knows about PyPI is here (the registry protocol of registries
 - names: PEP 508 names, PEP 503-normalised before use and echoed normalised;
 - versions: any named version is exact (cached forever); none means the newest final,
   non-yanked release, re-resolved after the alias TTL;
-- the endpoint: CODENAV_PYPI_INDEX_URL, PIP_INDEX_URL, pip's config files ``index-url``, then
-  pip itself (its built-in default index), asked once. No public index host is written here;
+- the endpoint: CODENAV_PYPI_INDEX_URL, PIP_INDEX_URL, ``index-url`` from pip's config files
+  in pip's order (config/pipconf.py: ``[global]`` then ``[download]``), then pip itself (its built-in default index), asked once. No public index host is written here;
 - resolve: the simple repository API (PEP 691 JSON, PEP 503 HTML fallback). Artifact choice is
   deterministic and echoed: a pure-Python wheel (``*-none-any.whl``), else the sdist, else the
   newest wheel by a fixed ordering of file names. Yanked files are skipped unless the version
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 PREFIX = "pypi"
 ALIASES: tuple[str, ...] = ()
 WHAT = "the Python package index"
+PACKAGE_MANAGER = "pip"  # whose trust, proxy and trusted-host settings apply (config/trust.py)
 ENDPOINT_VARIABLE = "CODENAV_PYPI_INDEX_URL"
 ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.latest+html;q=0.2, text/html;q=0.1"
 _SDIST_PATTERN = r"^(?P<name>.+?)-(?P<version>[^-]+)\.(?P<ext>tar\.gz|zip|tar\.bz2|tgz)$"
@@ -100,7 +101,9 @@ def endpoint() -> str:
     for var in (ENDPOINT_VARIABLE, "PIP_INDEX_URL"):
         if os.environ.get(var):
             return clean(os.environ[var])
-    configured = _pip_config_index()
+    from ..config import pipconf
+
+    configured = pipconf.load().value("index-url")
     if configured:
         return clean(configured)
     return cached("pypi", _ask_pip, ENDPOINT_VARIABLE, "Python package index", "pip")
@@ -112,43 +115,6 @@ def _ask_pip() -> str | None:
     import sys
 
     return ask([sys.executable, "-c", "from pip._internal.models.index import PyPI; print(PyPI.simple_url)"])
-
-
-def _pip_config_files() -> list[str]:
-    if os.environ.get("PIP_CONFIG_FILE"):
-        return [os.environ["PIP_CONFIG_FILE"]]
-    home = os.path.expanduser("~")
-    xdg_dirs = os.environ.get("XDG_CONFIG_DIRS", "/etc/xdg").split(os.pathsep)
-    config_home = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    files = ["/etc/pip.conf", *(os.path.join(d, "pip", "pip.conf") for d in reversed(xdg_dirs))]
-    files += [os.path.join(home, ".pip", "pip.conf"), os.path.join(config_home, "pip", "pip.conf")]
-    if os.environ.get("VIRTUAL_ENV"):
-        files.append(os.path.join(os.environ["VIRTUAL_ENV"], "pip.conf"))
-    return files
-
-
-def _pip_config_index() -> str | None:
-    found = None
-    for path in _pip_config_files():  # later files override earlier ones, as in pip
-        try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError:
-            continue
-        if "index-url" not in text.lower():
-            continue  # the usual case, decided without configparser (it imports re)
-        import configparser
-
-        parser = configparser.RawConfigParser()
-        try:
-            parser.read_string(text, source=path)
-        except configparser.Error:
-            continue
-        for section in ("global", "download", "install"):
-            if parser.has_option(section, "index-url"):
-                found = parser.get(section, "index-url")
-    return found
-
 
 
 # --- resolve: the project page -> artifact (indexer side) --------------------------------------
@@ -262,6 +228,7 @@ def resolve(name: str, wanted: str | None) -> Artifact:
     import re
 
     from .. import net
+    from ..config.trust import insecure_note
     from .artifact import Artifact, Unpack, Verification
     from .versions import canonical_pep440, nearest_first, pep440_is_final, pep440_key
 
@@ -271,6 +238,7 @@ def resolve(name: str, wanted: str | None) -> Artifact:
     resp = net.request(
         "GET", url, what=what, headers={"Accept": ACCEPT}, redirects="https",
         timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=64 * 1024 * 1024,
+        manager=PACKAGE_MANAGER,
     )
     if resp.status != 200:
         raise net.status_error(what, resp, not_found=CodenavError(
@@ -347,4 +315,6 @@ def resolve(name: str, wanted: str | None) -> Artifact:
         unpack=Unpack("zip" if filename.endswith((".whl", ".zip")) else "tar", required_prefix=prefix),
         verification=Verification("digest", "sha256", chosen["sha256"].lower(), "the sha256 the index lists"),
         yanked=chosen["yanked"] or None, size=chosen.get("size"),
+        # an opted-in trusted-host for the index or the file host
+        insecure=insecure_note(index, PACKAGE_MANAGER) or insecure_note(chosen["url"], PACKAGE_MANAGER),
     )

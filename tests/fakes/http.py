@@ -3,6 +3,9 @@
 Each route maps (method, path) to a function ``(handler) -> Reply``; a ``Reply`` is a status,
 headers and a body (bytes, or an iterable of chunks with optional delays for slow or broken
 streams). Every request is recorded so tests can assert what went over the wire.
+With ``ssl_context`` it serves HTTPS (the handshake runs in the request's thread, so a client
+that refuses the certificate never blocks the accept loop); ``host`` is the name its ``url``
+gives (``localhost``, or a name only a proxy resolves).
 """
 
 from __future__ import annotations
@@ -97,15 +100,36 @@ class FakeServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self) -> None:
+    def __init__(self, ssl_context: Any = None, host: str = "127.0.0.1") -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.routes: dict[tuple[str, str], Route] = {}
         self.prefix_routes: list[tuple[str, str, Route]] = []
         self.seen: list[Seen] = []
+        self.ssl_context = ssl_context
+        self.host = host
+        self.handshake_failures = 0
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}"
+        scheme = "https" if self.ssl_context is not None else "http"
+        return f"{scheme}://{self.host}:{self.server_address[1]}"
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        if self.ssl_context is not None:
+            import ssl
+
+            request.settimeout(10)
+            try:
+                request = self.ssl_context.wrap_socket(request, server_side=True)
+            except (ssl.SSLError, OSError):
+                self.handshake_failures += 1  # the client refused the certificate
+                return
+            try:
+                super().finish_request(request, client_address)
+            finally:
+                request.close()  # the TLS wrapper owns the socket now
+            return
+        super().finish_request(request, client_address)
 
     def route(self, method: str, path: str, fn: Route) -> None:
         self.routes[(method, path)] = fn
