@@ -41,7 +41,7 @@ _STRING_START = re.compile(r"(?:\$+@?|@\$*)?\"")
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _MODIFIERS = frozenset(("public", "protected", "private", "internal", "static", "readonly", "sealed", "abstract",
                         "virtual", "override", "async", "partial", "extern", "unsafe", "new", "const", "volatile",
-                        "required", "file", "fixed", "implicit", "explicit"))
+                        "required", "file", "fixed", "implicit", "explicit", "ref"))
 _TYPE_KINDS = {"class": "class", "struct": "class", "record": "class", "interface": "interface", "enum": "enum"}
 
 

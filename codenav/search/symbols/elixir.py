@@ -34,10 +34,12 @@ _TOKEN = re.compile(r"""
   | (?P<attr>@[A-Za-z_]\w*)
   | (?P<name>[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*[?!]?)
   | (?P<num>\d[\w.]*)
-  | (?P<punct>\|>|<>|->|<-|=>|\\\\|::|\.\.|===?|!==?|<=|>=|&&|\|\||\+\+|--|[{}()\[\];,<>=!&|+\-*/%^.:~])
+  | (?P<punct>&&&|<<<|>>>|\|\|\||\^\^\^|~~~|\*\*|\.\.//|=~|<~>|<<~|~>>|<~|~>|<\|>|\|>|<>|->|<-|=>|\\\\|::|\.\.|===?|!==?|<=|>=|&&|\|\||\+\+|--|[{}()\[\];,<>=!&|+\-*/%^.:~])
 """, re.VERBOSE)
 _SIGIL = re.compile(r"~[A-Za-z]+([/|\"'(\[{<])")
 _PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+# after a definition's name these are its arguments, guard or body, never an operator being defined
+_NOT_OPERATORS = frozenset(("(", ")", ",", "[", "]", "{", "}", ".", "=", "\\\\", "::", "->", "|>", ";", "do:"))
 _DEFINERS = {"def": ("function", True), "defp": ("function", False), "defmacro": ("function", True),
              "defmacrop": ("function", False), "defguard": ("function", True), "defguardp": ("function", False),
              "defdelegate": ("function", True)}
@@ -133,7 +135,9 @@ class _Tokens:
 
 
 def _doc_line(literal: str) -> str:
-    body = literal.strip("\"'")
+    body = literal.lstrip("~").lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") if literal[:1] == "~" \
+        else literal  # ``~S\"\"\"…\"\"\"``: the sigil's letter goes first
+    body = body.strip("\"'")
     for line in body.split("\n"):
         line = line.strip()
         if line:
@@ -215,7 +219,7 @@ class _Scanner:
                 i += 2
                 continue
             if kind == ATTR and self.val(i) in ("@type", "@typep", "@opaque", "@callback", "@macrocallback") \
-                    and self.typ(i + 1) == NAME:
+                    and self.typ(i + 1) == NAME and self.val(i + 1) != "unquote":
                 end = self.head_end(i + 1)
                 symbol_kind = "method" if "callback" in self.val(i) else "type"
                 self.emit(self.val(i + 1), symbol_kind, i, i + 1, container, self.val(i) != "@typep", end, doc)
@@ -243,6 +247,8 @@ class _Scanner:
                                 k += 2
                     name = ".".join(parts) + (f".{target}" if target else "")
                     symbol = None
+                elif parts[:1] == ["unquote"]:  # ``defmodule unquote(name)``: computed, no symbol
+                    name, symbol = "", None
                 else:
                     name = ".".join(parts)
                     symbol = self.emit(parts[-1] if parts else name, "module", i, i + 1,
@@ -255,15 +261,19 @@ class _Scanner:
                 else:
                     i = end
                 continue
-            if word in _DEFINERS and self.val(i + 1) not in (".", "=", ":"):
+            if word in _DEFINERS and self.val(i + 1) not in (".", "=", ":") and self.typ(i - 1) != ATTR:
                 symbol_kind, exported = _DEFINERS[word]
                 j = i + 1
                 if self.val(j) == "(":  # def(name(args)) is rare; step into it
                     j += 1
+                if self.typ(j) == NAME and self.line(j + 1) == self.line(j) and (
+                        self.typ(j + 1) == PUNCT and self.val(j + 1) not in _NOT_OPERATORS
+                        or self.val(j + 1) in ("and", "or", "in") and self.typ(j + 2) == NAME):
+                    j += 1  # ``def left &&& right``, ``defmacro left and right``: the operator is the name
                 name_at = j
                 name = self.val(j)
-                if not name or self.typ(j) not in (NAME, PUNCT):
-                    i += 1
+                if not name or self.typ(j) not in (NAME, PUNCT) or name == "unquote":
+                    i += 1  # ``def unquote(name)(…)``: the name is computed; its do/end still pairs
                     continue
                 end = self.head_end(i)
                 symbol = self.emit(name, symbol_kind, i, name_at, container, exported, end, doc)

@@ -1,0 +1,92 @@
+"""What the declaration-level extractors share: walking a token list, and cutting text to one line.
+
+A tokenizer (one per language: each knows its own strings and comments) yields tuples
+``(type, value, start, end, line)`` — ``type`` one of ``NAME``, ``PUNCT``, ``LITERAL``; ``start``
+and ``end`` are offsets into the text, ``line`` is 1-based — and a dict from token index to the
+doc comment just before that token. ``TokenScanner`` walks such a list: bracket skipping that
+survives unbalanced input (a stray closer ends the innermost matching opener; a missing one
+runs to the end), the first stop at bracket depth 0, and the one-line signature of a token span.
+None of it raises on bad input: an index past the end reads as the empty string.
+"""
+
+from __future__ import annotations
+
+from .model import SIGNATURE_CHARS
+
+TYPE, VALUE, START, END, LINE = range(5)
+NAME, PUNCT, LITERAL = "n", "p", "l"
+OPENERS = {"(": ")", "[": "]", "{": "}"}
+_CLOSERS = (")", "]", "}")
+
+
+def cut(text: str) -> str:
+    """``text`` if it fits ``SIGNATURE_CHARS``, else its start and an ellipsis."""
+    return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+
+
+class TokenScanner:
+    """A token list over ``text`` and the helpers every declaration scanner uses."""
+
+    # Go, PHP and Kotlin write a trailing comma before ``)``; a signature reads better without it
+    drop_trailing_comma = False
+
+    def __init__(self, path: str, text: str, toks: list[tuple], docs: dict[int, str]) -> None:
+        self.path = path
+        self.text = text
+        self.toks = toks
+        self.docs = docs
+        self.n = len(toks)
+
+    def val(self, i: int) -> str:
+        return self.toks[i][VALUE] if 0 <= i < self.n else ""
+
+    def is_name(self, i: int) -> bool:
+        return 0 <= i < self.n and self.toks[i][TYPE] == NAME
+
+    def line(self, i: int) -> int:
+        return self.toks[max(0, min(i, self.n - 1))][LINE] if self.n else 1
+
+    def skip_balanced(self, i: int) -> int:
+        """The index after the closer of the opener at ``i`` (the end when it has none)."""
+        stack = [OPENERS[self.val(i)]]
+        i += 1
+        toks = self.toks
+        while i < self.n:
+            tok = toks[i]
+            if tok[TYPE] == PUNCT:
+                value = tok[VALUE]
+                if value in OPENERS:
+                    stack.append(OPENERS[value])
+                elif value in _CLOSERS:
+                    while stack and stack[-1] != value:
+                        stack.pop()
+                    if stack:
+                        stack.pop()
+                    if not stack:
+                        return i + 1
+            i += 1
+        return i
+
+    def until(self, i: int, stops: tuple[str, ...]) -> int:
+        """The first of ``stops`` at bracket depth 0 from ``i`` (an unmatched ``}`` always stops)."""
+        while i < self.n:
+            if self.toks[i][TYPE] == PUNCT:
+                value = self.toks[i][VALUE]
+                if value in stops or value == "}":
+                    return i
+                if value in OPENERS:
+                    i = self.skip_balanced(i)
+                    continue
+            i += 1
+        return i
+
+    def signature(self, start: int, end: int) -> str:
+        """The source of tokens ``start`` to ``end`` (exclusive) on one line, white space folded, cut."""
+        end = max(min(end, self.n), start + 1)
+        if start >= self.n:
+            return ""
+        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
+        text = " ".join(raw.split()).replace("( ", "(").replace(" )", ")")
+        if self.drop_trailing_comma:
+            text = text.replace(",)", ")")
+        return cut(text)
