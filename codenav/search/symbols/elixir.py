@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
+from .scanner import cut
 
 TYPE, VALUE, START, END, LINE = range(5)
 NAME, PUNCT, LITERAL, KEY, ATTR = "n", "p", "l", "k", "@"
@@ -141,7 +142,7 @@ def _doc_line(literal: str) -> str:
     for line in body.split("\n"):
         line = line.strip()
         if line:
-            return line if len(line) <= SIGNATURE_CHARS else line[: SIGNATURE_CHARS - 1] + "…"
+            return cut(line)
     return ""
 
 
@@ -191,7 +192,7 @@ class _Scanner:
         end = max(min(end, self.n), start + 1)
         raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
         text = " ".join(raw.split()).rstrip(",").replace("( ", "(").replace(" )", ")")
-        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+        return cut(text)
 
     def emit(self, name: str, kind: str, start: int, name_at: int, container: str, exported: bool, end: int,
              doc: str) -> Symbol:

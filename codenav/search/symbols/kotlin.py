@@ -33,7 +33,19 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import END, LINE, LITERAL, NAME, OPENERS, PUNCT, START, TYPE, VALUE, TokenScanner, cut
+from .scanner import (
+    END,
+    LINE,
+    LITERAL,
+    NAME,
+    OPENERS,
+    PUNCT,
+    START,
+    TYPE,
+    VALUE,
+    TokenScanner,
+    block_doc_line,
+)
 
 _TOKEN = re.compile(r"""
     (?P<nl>\n)
@@ -175,16 +187,6 @@ def tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
     return tokens, docs
 
 
-def _doc_line(comment: str) -> str:
-    for line in comment[3:-2].split("\n"):
-        line = line.strip().lstrip("*").strip()
-        if line.startswith("@"):
-            return ""
-        if line:
-            return cut(line)
-    return ""
-
-
 def _plain(name: str) -> str:
     """A backtick identifier without its backticks."""
     return name[1:-1] if len(name) > 1 and name[0] == "`" and name[-1] == "`" else name
@@ -195,7 +197,6 @@ class _Scanner(TokenScanner):
 
     def __init__(self, path: str, text: str) -> None:
         super().__init__(path, text, *tokenize(text))
-        self.symbols: list[Symbol] = []
 
     def new_line(self, i: int) -> bool:
         """Whether token ``i`` starts a line (after token ``i - 1``; only a literal spans lines)."""
@@ -210,7 +211,7 @@ class _Scanner(TokenScanner):
         doc = self.docs.get(doc_at) or self.docs.get(sig_start)
         symbol = Symbol(_plain(name), kind, self.path, self.line(name_at),
                         self.line(end_tok) if end_tok is not None else None, container,
-                        self.signature(sig_start, sig_end), _doc_line(doc) if doc else "", exported)
+                        self.signature(sig_start, sig_end), block_doc_line(doc) if doc else "", exported)
         self.symbols.append(symbol)
         return symbol
 

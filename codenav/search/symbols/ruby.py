@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
+from .scanner import cut
 
 TYPE, VALUE, START, END, LINE, FIRST = range(6)
 NAME, PUNCT, LITERAL, VAR = "n", "p", "l", "v"
@@ -249,7 +250,7 @@ class _Scanner:
         end = max(min(end, self.n), start + 1)
         raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
         text = " ".join(raw.split())
-        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+        return cut(text)
 
     def emit(self, name: str, kind: str, start: int, name_at: int, container: str, exported: bool,
              signature: str) -> Symbol:

@@ -11,7 +11,11 @@ None of it raises on bad input: an index past the end reads as the empty string.
 
 from __future__ import annotations
 
-from .model import SIGNATURE_CHARS
+from .model import SIGNATURE_CHARS, Symbol
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 TYPE, VALUE, START, END, LINE = range(5)
 NAME, PUNCT, LITERAL = "n", "p", "l"
@@ -24,11 +28,34 @@ def cut(text: str) -> str:
     return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
 
 
+def block_doc_line(comment: str, clean: Callable[[str], str] | None = None) -> str:
+    """The first line of text of a ``/** … */`` comment (leading ``*`` dropped), "" when a ``@tag`` comes first.
+
+    ``clean`` rewrites each line before it is judged (Javadoc drops its HTML tags).
+    """
+    for line in comment[3:-2].split("\n"):
+        line = line.strip().lstrip("*").strip()
+        if line.startswith("@"):
+            return ""
+        if clean is not None:
+            line = clean(line)
+        if line:
+            return cut(line)
+    return ""
+
+
+def upper_name(name: str, edges: str = "_") -> bool:
+    """``MAX_SIZE``-style: letters all upper case once ``edges`` characters are stripped from both ends."""
+    stripped = name.strip(edges)
+    return bool(stripped) and stripped.upper() == stripped and any(ch.isalpha() for ch in stripped)
+
+
 class TokenScanner:
     """A token list over ``text`` and the helpers every declaration scanner uses."""
 
-    # Go, PHP and Kotlin write a trailing comma before ``)``; a signature reads better without it
+    # Go, PHP, Rust and Kotlin write a trailing comma before ``)``; a signature reads better without it
     drop_trailing_comma = False
+    openers = OPENERS  # PHP adds ``#[`` (an attribute), closed by ``]``
 
     def __init__(self, path: str, text: str, toks: list[tuple], docs: dict[int, str]) -> None:
         self.path = path
@@ -36,6 +63,11 @@ class TokenScanner:
         self.toks = toks
         self.docs = docs
         self.n = len(toks)
+        self.symbols: list[Symbol] = []
+
+    def doc_line(self, doc: str) -> str:
+        """The doc line shown for the doc comment ``doc`` (each language says how it reads its comments)."""
+        return cut(doc.strip().split("\n", 1)[0])
 
     def val(self, i: int) -> str:
         return self.toks[i][VALUE] if 0 <= i < self.n else ""
@@ -48,15 +80,16 @@ class TokenScanner:
 
     def skip_balanced(self, i: int) -> int:
         """The index after the closer of the opener at ``i`` (the end when it has none)."""
-        stack = [OPENERS[self.val(i)]]
+        openers = self.openers
+        stack = [openers[self.val(i)]]
         i += 1
         toks = self.toks
         while i < self.n:
             tok = toks[i]
             if tok[TYPE] == PUNCT:
                 value = tok[VALUE]
-                if value in OPENERS:
-                    stack.append(OPENERS[value])
+                if value in openers:
+                    stack.append(openers[value])
                 elif value in _CLOSERS:
                     while stack and stack[-1] != value:
                         stack.pop()
@@ -74,7 +107,7 @@ class TokenScanner:
                 value = self.toks[i][VALUE]
                 if value in stops or value == "}":
                     return i
-                if value in OPENERS:
+                if value in self.openers:
                     i = self.skip_balanced(i)
                     continue
             i += 1
@@ -90,3 +123,12 @@ class TokenScanner:
         if self.drop_trailing_comma:
             text = text.replace(",)", ")")
         return cut(text)
+
+    def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
+             exported: bool | None, signature: str, doc_at: int) -> Symbol:
+        """Record a symbol named at token ``name_at``; its doc is the comment before ``doc_at`` (or ``start``)."""
+        doc = self.docs.get(doc_at) or self.docs.get(start)
+        symbol = Symbol(name, kind, self.path, self.line(name_at), self.line(end_tok) if end_tok is not None else None,
+                        container, signature, self.doc_line(doc) if doc else "", exported)
+        self.symbols.append(symbol)
+        return symbol
