@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import LITERAL, NAME, PUNCT, TokenScanner, block_doc_line, upper_name
+from .scanner import TokenScanner, block_doc_line, c_like_tokens, upper_name
 
 _TOKEN = re.compile(r'''
     (?P<nl>\n)
@@ -42,36 +42,7 @@ _TYPE_KINDS = {"class": "class", "record": "class", "interface": "interface", "e
 
 
 def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
-    tokens: list[tuple] = []
-    docs: dict[int, str] = {}
-    doc = None
-    line = 1
-    i = 0
-    n = len(text)
-    match = _TOKEN.match
-    while i < n:
-        m = match(text, i)
-        if m is None:
-            i += 1
-            continue
-        group, end = m.lastgroup, m.end()
-        if group == "nl":
-            line += 1
-        elif group in ("ws", "line"):
-            pass
-        elif group == "block":
-            if text.startswith("/**", i) and end - i > 4:
-                doc = m.group()
-            line += text.count("\n", i, end)
-        else:
-            if doc is not None:
-                docs[len(tokens)] = doc
-                doc = None
-            kind = NAME if group == "name" else PUNCT if group == "punct" else LITERAL
-            tokens.append((kind, m.group(), i, end, line))
-            line += text.count("\n", i, end)
-        i = end
-    return tokens, docs
+    return c_like_tokens(text, _TOKEN)
 
 
 def _doc_line(comment: str) -> str:

@@ -1,7 +1,7 @@
 """Kotlin definitions (.kt, .kts) at declaration level, by a tokenizer and a body scanner.
 
-The tokenizer knows strings with ``$name`` and ``${…}`` templates (a template is code: its
-own strings, braces and comments are scanned), raw strings (``\"\"\"…\"\"\"``, templates too),
+The tokenizer (scanner.c_like_tokens with Kotlin's token pattern) knows strings with ``$name``
+and ``${…}`` templates (a template is code: its own strings, braces and comments are scanned), raw strings (``\"\"\"…\"\"\"``, templates too),
 character literals, line comments, nested block comments (``/* /* */ */``) and backtick
 identifiers; a ``/** … */`` KDoc is kept for the declaration after it (its first line of text).
 Function bodies, property initializers and accessors, and ``init`` blocks are skipped (local
@@ -22,10 +22,6 @@ constructor (``property``; ``const val`` is a ``constant``); ``typealias`` (``ty
 
 Exported: public is Kotlin's default, so a declaration is exported unless it is ``private`` or
 ``internal`` or sits inside a class that is not exported.
-
-The module is a little over 500 lines: the template-aware string scanner and the header rule for
-line breaks are Kotlin's alone, and splitting the scanner's declaration forms apart would only
-pass its state around.
 """
 
 from __future__ import annotations
@@ -45,6 +41,8 @@ from .scanner import (
     VALUE,
     TokenScanner,
     block_doc_line,
+    c_like_tokens,
+    nested_comment_end,
 )
 
 _TOKEN = re.compile(r"""
@@ -59,7 +57,6 @@ _TOKEN = re.compile(r"""
   | (?P<num>\.?\d[\w.]*)
   | (?P<punct>->|::|\?\.|\?:|\.\.<|\.\.|!!|===|!==|==|!=|<=|>=|&&|\|\||\+\+|--|[-+*/%]=|[{}()\[\];,<>=!&|+\-*/%^.:@?~#])
 """, re.VERBOSE)
-_COMMENT_EDGE = re.compile(r"/\*|\*/")
 _IN_STRING = re.compile(r'[\\"$\n]')
 _IN_RAW = re.compile(r'"""|\$\{')
 _IN_TEMPLATE = re.compile(r"""["'{}/]""")
@@ -74,20 +71,6 @@ _AFTER_WORD = ("(", "<", ":", "{", "=", ".", "?", ",", ")")  # a name followed b
 # A line break inside a header is carried over by one of these at the end of a line or the start of the next
 _CARRY_END = frozenset((":", ",", "->", ".", "?.", "&", "(", "<", "="))
 _CARRY_START = frozenset((":", ",", "->", ".", "?.", "?", "&", "where", "by", "{", "=", ">", ")"))
-
-
-def _comment_end(text: str, i: int) -> int:
-    """The end of the (nested) block comment opening at ``i``; the text's end if it never closes."""
-    depth = 0
-    search = _COMMENT_EDGE.search
-    while True:
-        m = search(text, i)
-        if m is None:
-            return len(text)
-        depth += 1 if m.group() == "/*" else -1
-        i = m.end()
-        if depth == 0:
-            return i
 
 
 def _string_end(text: str, i: int) -> int:
@@ -146,45 +129,13 @@ def _string_end(text: str, i: int) -> int:
                 end = text.find("\n", i)
                 i = n if end < 0 else end
             elif text.startswith("*", i):
-                i = _comment_end(text, i - 1)
+                i = nested_comment_end(text, i - 1)
     return min(i, n)
 
 
 def tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
     """The tokens of ``text`` (see scanner.py) and the KDoc comment before each documented token."""
-    tokens: list[tuple] = []
-    docs: dict[int, str] = {}
-    doc = None
-    line = 1
-    i = 0
-    n = len(text)
-    match = _TOKEN.match
-    while i < n:
-        m = match(text, i)
-        if m is None:
-            i += 1
-            continue
-        group, end = m.lastgroup, m.end()
-        if group == "nl":
-            line += 1
-        elif group in ("ws", "line"):
-            pass
-        elif group == "block":
-            end = _comment_end(text, i)
-            if text.startswith("/**", i) and end - i > 4:
-                doc = text[i:end]
-            line += text.count("\n", i, end)
-        else:
-            if group == "str":
-                end = _string_end(text, i)
-            if doc is not None:
-                docs[len(tokens)] = doc
-                doc = None
-            kind = NAME if group in ("name", "tick") else PUNCT if group == "punct" else LITERAL
-            tokens.append((kind, text[i:end], i, end, line))
-            line += text.count("\n", i, end)
-        i = end
-    return tokens, docs
+    return c_like_tokens(text, _TOKEN, {"block": nested_comment_end, "str": _string_end})
 
 
 def _plain(name: str) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import LITERAL, NAME, OPENERS, PUNCT, TYPE, TokenScanner, cut, upper_name
+from .scanner import LITERAL, NAME, OPENERS, PUNCT, TYPE, TokenScanner, cut, nested_comment_end, upper_name
 
 LIFETIME = "'"
 
@@ -49,16 +49,7 @@ def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
     match = _TOKEN.match
     while i < n:
         if text.startswith("/*", i):  # block comments nest in Rust
-            depth, j = 0, i
-            while j < n:
-                if text.startswith("/*", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("*/", j):
-                    depth, j = depth - 1, j + 2
-                    if depth == 0:
-                        break
-                else:
-                    j += 1
+            j = nested_comment_end(text, i)
             if text.startswith("/**", i) and not text.startswith("/**/", i):
                 doc = [line.strip().lstrip("*") for line in text[i + 3: j - 2].split("\n")]
             line += text.count("\n", i, j)

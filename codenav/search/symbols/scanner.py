@@ -1,12 +1,19 @@
-"""What the declaration-level extractors share: walking a token list, and cutting text to one line.
+"""What the declaration-level extractors share: a token loop, walking a token list, one-line text.
 
-A tokenizer (one per language: each knows its own strings and comments) yields tuples
+A tokenizer (one per language: each knows its own strings) yields tuples
 ``(type, value, start, end, line)`` — ``type`` one of ``NAME``, ``PUNCT``, ``LITERAL``; ``start``
 and ``end`` are offsets into the text, ``line`` is 1-based — and a dict from token index to the
 doc comment just before that token. ``TokenScanner`` walks such a list: bracket skipping that
 survives unbalanced input (a stray closer ends the innermost matching opener; a missing one
 runs to the end), the first stop at bracket depth 0, and the one-line signature of a token span.
-None of it raises on bad input: an index past the end reads as the empty string.
+None of it raises on bad input: an index past the end reads as the empty string. ``emit``
+records a ``Symbol``; ``block_doc_line`` and ``upper_name`` are the doc-comment and constant-name
+rules Java, Kotlin, PHP and Rust have in common.
+
+The comment scanning two or more languages share lives here too: ``nested_comment_end`` (Rust
+and Kotlin nest ``/* */``) and ``c_like_tokens``, the token loop of a language whose only
+comments are ``//`` and ``/* */`` with ``/** */`` docs (Java, Kotlin), driven by the
+language's own token pattern.
 """
 
 from __future__ import annotations
@@ -15,12 +22,73 @@ from .model import SIGNATURE_CHARS, Symbol
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
+    import re
     from collections.abc import Callable
 
 TYPE, VALUE, START, END, LINE = range(5)
 NAME, PUNCT, LITERAL = "n", "p", "l"
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = (")", "]", "}")
+
+
+def nested_comment_end(text: str, i: int) -> int:
+    """The end of the block comment opening at ``i``, ``/* /* */ */`` nesting; the text's end if it never closes."""
+    import re
+
+    depth = 0
+    search = re.compile(r"/\*|\*/").search
+    while True:
+        m = search(text, i)
+        if m is None:
+            return len(text)
+        depth += 1 if m.group() == "/*" else -1
+        i = m.end()
+        if depth == 0:
+            return i
+
+
+def c_like_tokens(text: str, pattern: re.Pattern,
+                  ends: dict[str, Callable[[str, int], int]] | None = None) -> tuple[list[tuple], dict[int, str]]:
+    """The tokens of ``text`` and the ``/** … */`` doc before each documented token.
+
+    ``pattern``'s groups: ``nl``, ``ws`` and ``line`` (a ``//`` comment) are passed over, ``block``
+    is a comment, ``name``/``tick`` are names, ``punct`` punctuation, any other group a literal.
+    ``ends`` gives, for a group whose match only opens it (a nested comment, a string with
+    templates), the function that finds where it ends.
+    """
+    tokens: list[tuple] = []
+    docs: dict[int, str] = {}
+    doc = None
+    line = 1
+    i = 0
+    n = len(text)
+    match = pattern.match
+    ends = ends or {}
+    while i < n:
+        m = match(text, i)
+        if m is None:
+            i += 1
+            continue
+        group, end = m.lastgroup, m.end()
+        if group in ends:
+            end = ends[group](text, i)
+        if group == "nl":
+            line += 1
+        elif group in ("ws", "line"):
+            pass
+        elif group == "block":
+            if text.startswith("/**", i) and end - i > 4:
+                doc = text[i:end]
+            line += text.count("\n", i, end)
+        else:
+            if doc is not None:
+                docs[len(tokens)] = doc
+                doc = None
+            kind = NAME if group in ("name", "tick") else PUNCT if group == "punct" else LITERAL
+            tokens.append((kind, text[i:end], i, end, line))
+            line += text.count("\n", i, end)
+        i = end
+    return tokens, docs
 
 
 def cut(text: str) -> str:
