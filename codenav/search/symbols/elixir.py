@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
-from .scanner import cut
+from .scanner import cut, hash_delimited_end
 
 TYPE, VALUE, START, END, LINE = range(5)
 NAME, PUNCT, LITERAL, KEY, ATTR = "n", "p", "l", "k", "@"
@@ -64,7 +64,7 @@ class _Tokens:
                     close = text.find(ch * 3, i + 3)
                     end = n if close < 0 else close + 3
                 else:
-                    end = self.delimited(i + 1, ch, ch)
+                    end = hash_delimited_end(self.text, i + 1, ch, ch)
                 self.tokens.append((LITERAL, text[i:end], i, end, line))
                 line += text.count("\n", i, end)
                 i = end
@@ -77,7 +77,7 @@ class _Tokens:
                         close = text.find(opener * 3, sigil.end() + 2)
                         end = n if close < 0 else close + 3
                     else:
-                        end = self.delimited(sigil.end(), opener, _PAIRS.get(opener, opener))
+                        end = hash_delimited_end(self.text, sigil.end(), opener, _PAIRS.get(opener, opener))
                     while end < n and text[end].isalpha():
                         end += 1
                     self.tokens.append((LITERAL, text[i:end], i, end, line))
@@ -95,44 +95,6 @@ class _Tokens:
                 kind = {"name": NAME, "punct": PUNCT, "key": KEY, "attr": ATTR}.get(group, LITERAL)
                 self.tokens.append((kind, m.group(), i, end, line))
             i = end
-
-    def delimited(self, j: int, opener: str, closer: str) -> int:
-        text, n = self.text, len(self.text)
-        depth = 0
-        while j < n:
-            ch = text[j]
-            if ch == "\\":
-                j += 2
-                continue
-            if text.startswith("#{", j):
-                j = self.interpolation(j + 2)
-                continue
-            if ch == closer and depth == 0:
-                return j + 1
-            if opener != closer:
-                if ch == opener:
-                    depth += 1
-                elif ch == closer:
-                    depth -= 1
-            j += 1
-        return n
-
-    def interpolation(self, j: int) -> int:
-        text, n = self.text, len(self.text)
-        depth = 0
-        while j < n:
-            ch = text[j]
-            if ch in "\"'":
-                j = self.delimited(j + 1, ch, ch)
-                continue
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                if depth == 0:
-                    return j + 1
-                depth -= 1
-            j += 1
-        return n
 
 
 def _doc_line(literal: str) -> str:

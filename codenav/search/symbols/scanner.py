@@ -8,7 +8,8 @@ survives unbalanced input (a stray closer ends the innermost matching opener; a 
 runs to the end), the first stop at bracket depth 0, and the one-line signature of a token span.
 None of it raises on bad input: an index past the end reads as the empty string. ``emit``
 records a ``Symbol``; ``block_doc_line`` and ``upper_name`` are the doc-comment and constant-name
-rules Java, Kotlin, PHP and Rust have in common.
+rules Java, Kotlin, PHP and Rust have in common; ``hash_delimited_end`` is the end of a Ruby or
+Elixir string, sigil or %-literal with its ``#{…}`` interpolations.
 
 The comment scanning two or more languages share lives here too: ``nested_comment_end`` (Rust
 and Kotlin nest ``/* */``) and ``c_like_tokens``, the token loop of a language whose only
@@ -89,6 +90,55 @@ def c_like_tokens(text: str, pattern: re.Pattern,
             line += text.count("\n", i, end)
         i = end
     return tokens, docs
+
+
+def hash_delimited_end(text: str, j: int, opener: str, closer: str, interpolate: bool = True,
+                       quotes: str = "\"'", plain: str = "") -> int:
+    """The end of a Ruby/Elixir literal whose body starts at ``j``, closed by ``closer``.
+
+    A backslash escapes the next character; paired delimiters (``(…)``, ``{…}``) nest; with
+    ``interpolate``, a ``#{…}`` is code, skipped with its braces and the strings in it — those
+    opened by one of ``quotes``, which interpolate in turn unless the quote is in ``plain``.
+    An unclosed literal runs to the end.
+    """
+    n = len(text)
+    depth = 0
+    while j < n:
+        ch = text[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if interpolate and text.startswith("#{", j):
+            j = _interpolation_end(text, j + 2, quotes, plain)
+            continue
+        if ch == closer and depth == 0:
+            return j + 1
+        if opener != closer:
+            if ch == opener:
+                depth += 1
+            elif ch == closer:
+                depth -= 1
+        j += 1
+    return n
+
+
+def _interpolation_end(text: str, j: int, quotes: str, plain: str) -> int:
+    """The index after the ``}`` closing a ``#{`` whose code starts at ``j``."""
+    n = len(text)
+    depth = 0
+    while j < n:
+        ch = text[j]
+        if ch in quotes:
+            j = hash_delimited_end(text, j + 1, ch, ch, ch not in plain, quotes, plain)
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            if depth == 0:
+                return j + 1
+            depth -= 1
+        j += 1
+    return n
 
 
 def cut(text: str) -> str:
