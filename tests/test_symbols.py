@@ -703,7 +703,7 @@ def test_minified_bundle_is_skipped_quickly() -> None:
 def test_unknown_languages_and_undecodable_files() -> None:
     """A file no extractor knows gives None; a JS file that is not UTF-8 is skipped."""
     assert extract("README.md", b"# function x() {}") is None
-    assert extract("Main.kt", b"fun main() {}") is None
+    assert extract("main.swift", b"func main() {}") is None
     assert isinstance(extract("latin1.js", b"var caf\xe9 = 1;"), Skipped)
 
 

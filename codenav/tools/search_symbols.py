@@ -24,7 +24,7 @@ COMMAND = "symbols"
 HELP = "find where a function, class, method, type or variable is defined in a package or repository"
 DESCRIPTION = (
     "Find the definitions named QUERY in a package or git repository (Python, JavaScript/TypeScript, Rust, Go, "
-    "Java, Ruby, C#, Elixir, PHP).\n\n" + _target.SPEC_HELP + "\n\n"
+    "Java, Kotlin, Ruby, C#, Elixir, PHP).\n\n" + _target.SPEC_HELP + "\n\n"
     "QUERY is a name, or container.name (e.g. Router.route). Matching ignores case unless --case-sensitive; "
     "by default exact names, or names starting with QUERY when none is exact. PATH_PREFIX keeps definitions "
     "under one directory.\n\nExit status as grep: 0 a definition was found, 1 none was, 2 an error."

@@ -2,7 +2,7 @@
 
 - ``extract(path, data)`` returns the file's definitions as ``Symbol``s, ``None`` when no
   extractor knows the language (by file name: Python, JavaScript/TypeScript, Rust, Go, PHP,
-  Java, Ruby, C#, Elixir; each module's docstring says what it indexes and how it decides
+  Java, Kotlin, Ruby, C#, Elixir; each module's docstring says what it indexes and how it decides
   ``exported``), or a ``Skipped`` marker when the file cannot be
   read as source (syntax error, nesting too deep, not UTF-8, a minified bundle over
   ``MAX_BYTES`` or with a line over ``MAX_LINE_BYTES``). It never raises for bad input: the
@@ -51,7 +51,8 @@ _JAVASCRIPT = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")  # 
 
 
 def language(path: str) -> str | None:
-    """``python``, ``javascript`` (JS and TS), ``rust``, ``go``, ``php``, ``java``, ``ruby``, ``csharp``, ``elixir`` or None, by file name."""
+    """``python``, ``javascript`` (JS and TS), ``rust``, ``go``, ``php``, ``java``, ``kotlin``, ``ruby``, ``csharp``,
+    ``elixir`` or None, by file name."""
     lower = path.lower()
     if lower.endswith(_PYTHON):
         return "python"
@@ -65,6 +66,8 @@ def language(path: str) -> str | None:
         return "php"
     if lower.endswith(".java"):
         return "java"
+    if lower.endswith((".kt", ".kts")):
+        return "kotlin"
     if lower.endswith((".rb", ".rake", ".gemspec")):
         return "ruby"
     if lower.endswith(".cs"):
@@ -117,6 +120,10 @@ def extract(path: str, data: bytes) -> list[Symbol] | Skipped | None:
             from . import java
 
             return java.extract(path, data)
+        if lang == "kotlin":
+            from . import kotlin
+
+            return kotlin.extract(path, data)
         if lang == "ruby":
             from . import ruby
 

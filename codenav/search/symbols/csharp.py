@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import re
 
-from .model import SIGNATURE_CHARS, Symbol
-
-TYPE, VALUE, START, END, LINE = range(5)
-NAME, PUNCT, LITERAL = "n", "p", "l"
+from .model import Symbol
+from .scanner import LITERAL, NAME, PUNCT, TokenScanner, cut
 
 _TOKEN = re.compile(r"""
     (?P<nl>\n)
@@ -38,10 +36,9 @@ _TOKEN = re.compile(r"""
   | (?P<punct>\?\?=?|\?\.|=>|::|->|<<=|>>=|&&|\|\||\+\+|--|==|!=|<=|>=|[-+*/%&|^]=|[{}()\[\];,<>=!&|+\-*/%^.:?~])
 """, re.VERBOSE | re.DOTALL)
 _STRING_START = re.compile(r"(?:\$+@?|@\$*)?\"")
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
 _MODIFIERS = frozenset(("public", "protected", "private", "internal", "static", "readonly", "sealed", "abstract",
                         "virtual", "override", "async", "partial", "extern", "unsafe", "new", "const", "volatile",
-                        "required", "file", "fixed", "implicit", "explicit"))
+                        "required", "file", "fixed", "implicit", "explicit", "ref"))
 _TYPE_KINDS = {"class": "class", "struct": "class", "record": "class", "interface": "interface", "enum": "enum"}
 
 
@@ -165,71 +162,15 @@ def _doc_line(doc: str) -> str:
     for line in text.split("\n"):
         line = " ".join(line.split())
         if line:
-            return line if len(line) <= SIGNATURE_CHARS else line[: SIGNATURE_CHARS - 1] + "…"
+            return cut(line)
     return ""
 
 
-class _Scanner:
+class _Scanner(TokenScanner):
+    doc_line = staticmethod(_doc_line)
+
     def __init__(self, path: str, text: str) -> None:
-        self.path = path
-        self.text = text
-        self.toks, self.docs = _tokenize(text)
-        self.n = len(self.toks)
-        self.symbols: list[Symbol] = []
-
-    def val(self, i: int) -> str:
-        return self.toks[i][VALUE] if 0 <= i < self.n else ""
-
-    def is_name(self, i: int) -> bool:
-        return 0 <= i < self.n and self.toks[i][TYPE] == NAME
-
-    def line(self, i: int) -> int:
-        return self.toks[min(i, self.n - 1)][LINE] if self.n else 1
-
-    def skip_balanced(self, i: int) -> int:
-        stack = [_OPENERS[self.val(i)]]
-        i += 1
-        while i < self.n:
-            tok = self.toks[i]
-            if tok[TYPE] == PUNCT:
-                value = tok[VALUE]
-                if value in _OPENERS:
-                    stack.append(_OPENERS[value])
-                elif value in (")", "]", "}"):
-                    while stack and stack[-1] != value:
-                        stack.pop()
-                    if stack:
-                        stack.pop()
-                    if not stack:
-                        return i + 1
-            i += 1
-        return i
-
-    def until(self, i: int, stops: tuple[str, ...]) -> int:
-        while i < self.n:
-            value = self.val(i)
-            if self.toks[i][TYPE] == PUNCT:
-                if value in stops or value == "}":
-                    return i
-                if value in _OPENERS:
-                    i = self.skip_balanced(i)
-                    continue
-            i += 1
-        return i
-
-    def signature(self, start: int, end: int) -> str:
-        end = max(min(end, self.n), start + 1)
-        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split()).replace("( ", "(").replace(" )", ")")
-        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
-
-    def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
-             exported: bool, signature: str, doc_at: int) -> Symbol:
-        doc = self.docs.get(doc_at) or self.docs.get(start)
-        symbol = Symbol(name, kind, self.path, self.line(name_at), self.line(end_tok) if end_tok is not None else None,
-                        container, signature, _doc_line(doc) if doc else "", exported)
-        self.symbols.append(symbol)
-        return symbol
+        super().__init__(path, text, *_tokenize(text))
 
     def attributes(self, i: int) -> int:
         while self.val(i) == "[":

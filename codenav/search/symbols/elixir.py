@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
+from .scanner import cut, hash_delimited_end
 
 TYPE, VALUE, START, END, LINE = range(5)
 NAME, PUNCT, LITERAL, KEY, ATTR = "n", "p", "l", "k", "@"
@@ -34,10 +35,12 @@ _TOKEN = re.compile(r"""
   | (?P<attr>@[A-Za-z_]\w*)
   | (?P<name>[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*[?!]?)
   | (?P<num>\d[\w.]*)
-  | (?P<punct>\|>|<>|->|<-|=>|\\\\|::|\.\.|===?|!==?|<=|>=|&&|\|\||\+\+|--|[{}()\[\];,<>=!&|+\-*/%^.:~])
+  | (?P<punct>&&&|<<<|>>>|\|\|\||\^\^\^|~~~|\*\*|\.\.//|=~|<~>|<<~|~>>|<~|~>|<\|>|\|>|<>|->|<-|=>|\\\\|::|\.\.|===?|!==?|<=|>=|&&|\|\||\+\+|--|[{}()\[\];,<>=!&|+\-*/%^.:~])
 """, re.VERBOSE)
 _SIGIL = re.compile(r"~[A-Za-z]+([/|\"'(\[{<])")
 _PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+# after a definition's name these are its arguments, guard or body, never an operator being defined
+_NOT_OPERATORS = frozenset(("(", ")", ",", "[", "]", "{", "}", ".", "=", "\\\\", "::", "->", "|>", ";", "do:"))
 _DEFINERS = {"def": ("function", True), "defp": ("function", False), "defmacro": ("function", True),
              "defmacrop": ("function", False), "defguard": ("function", True), "defguardp": ("function", False),
              "defdelegate": ("function", True)}
@@ -61,7 +64,7 @@ class _Tokens:
                     close = text.find(ch * 3, i + 3)
                     end = n if close < 0 else close + 3
                 else:
-                    end = self.delimited(i + 1, ch, ch)
+                    end = hash_delimited_end(self.text, i + 1, ch, ch)
                 self.tokens.append((LITERAL, text[i:end], i, end, line))
                 line += text.count("\n", i, end)
                 i = end
@@ -74,7 +77,7 @@ class _Tokens:
                         close = text.find(opener * 3, sigil.end() + 2)
                         end = n if close < 0 else close + 3
                     else:
-                        end = self.delimited(sigil.end(), opener, _PAIRS.get(opener, opener))
+                        end = hash_delimited_end(self.text, sigil.end(), opener, _PAIRS.get(opener, opener))
                     while end < n and text[end].isalpha():
                         end += 1
                     self.tokens.append((LITERAL, text[i:end], i, end, line))
@@ -93,51 +96,15 @@ class _Tokens:
                 self.tokens.append((kind, m.group(), i, end, line))
             i = end
 
-    def delimited(self, j: int, opener: str, closer: str) -> int:
-        text, n = self.text, len(self.text)
-        depth = 0
-        while j < n:
-            ch = text[j]
-            if ch == "\\":
-                j += 2
-                continue
-            if text.startswith("#{", j):
-                j = self.interpolation(j + 2)
-                continue
-            if ch == closer and depth == 0:
-                return j + 1
-            if opener != closer:
-                if ch == opener:
-                    depth += 1
-                elif ch == closer:
-                    depth -= 1
-            j += 1
-        return n
-
-    def interpolation(self, j: int) -> int:
-        text, n = self.text, len(self.text)
-        depth = 0
-        while j < n:
-            ch = text[j]
-            if ch in "\"'":
-                j = self.delimited(j + 1, ch, ch)
-                continue
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                if depth == 0:
-                    return j + 1
-                depth -= 1
-            j += 1
-        return n
-
 
 def _doc_line(literal: str) -> str:
-    body = literal.strip("\"'")
+    body = literal.lstrip("~").lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") if literal[:1] == "~" \
+        else literal  # ``~S\"\"\"…\"\"\"``: the sigil's letter goes first
+    body = body.strip("\"'")
     for line in body.split("\n"):
         line = line.strip()
         if line:
-            return line if len(line) <= SIGNATURE_CHARS else line[: SIGNATURE_CHARS - 1] + "…"
+            return cut(line)
     return ""
 
 
@@ -187,7 +154,7 @@ class _Scanner:
         end = max(min(end, self.n), start + 1)
         raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
         text = " ".join(raw.split()).rstrip(",").replace("( ", "(").replace(" )", ")")
-        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+        return cut(text)
 
     def emit(self, name: str, kind: str, start: int, name_at: int, container: str, exported: bool, end: int,
              doc: str) -> Symbol:
@@ -215,7 +182,7 @@ class _Scanner:
                 i += 2
                 continue
             if kind == ATTR and self.val(i) in ("@type", "@typep", "@opaque", "@callback", "@macrocallback") \
-                    and self.typ(i + 1) == NAME:
+                    and self.typ(i + 1) == NAME and self.val(i + 1) != "unquote":
                 end = self.head_end(i + 1)
                 symbol_kind = "method" if "callback" in self.val(i) else "type"
                 self.emit(self.val(i + 1), symbol_kind, i, i + 1, container, self.val(i) != "@typep", end, doc)
@@ -243,6 +210,8 @@ class _Scanner:
                                 k += 2
                     name = ".".join(parts) + (f".{target}" if target else "")
                     symbol = None
+                elif parts[:1] == ["unquote"]:  # ``defmodule unquote(name)``: computed, no symbol
+                    name, symbol = "", None
                 else:
                     name = ".".join(parts)
                     symbol = self.emit(parts[-1] if parts else name, "module", i, i + 1,
@@ -255,15 +224,19 @@ class _Scanner:
                 else:
                     i = end
                 continue
-            if word in _DEFINERS and self.val(i + 1) not in (".", "=", ":"):
+            if word in _DEFINERS and self.val(i + 1) not in (".", "=", ":") and self.typ(i - 1) != ATTR:
                 symbol_kind, exported = _DEFINERS[word]
                 j = i + 1
                 if self.val(j) == "(":  # def(name(args)) is rare; step into it
                     j += 1
+                if self.typ(j) == NAME and self.line(j + 1) == self.line(j) and (
+                        self.typ(j + 1) == PUNCT and self.val(j + 1) not in _NOT_OPERATORS
+                        or self.val(j + 1) in ("and", "or", "in") and self.typ(j + 2) == NAME):
+                    j += 1  # ``def left &&& right``, ``defmacro left and right``: the operator is the name
                 name_at = j
                 name = self.val(j)
-                if not name or self.typ(j) not in (NAME, PUNCT):
-                    i += 1
+                if not name or self.typ(j) not in (NAME, PUNCT) or name == "unquote":
+                    i += 1  # ``def unquote(name)(…)``: the name is computed; its do/end still pairs
                     continue
                 end = self.head_end(i)
                 symbol = self.emit(name, symbol_kind, i, name_at, container, exported, end, doc)

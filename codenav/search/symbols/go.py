@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
+from .scanner import LITERAL, NAME, OPENERS, PUNCT, TYPE, VALUE, TokenScanner
 
-TYPE, VALUE, START, END, LINE, NL = range(6)
-NAME, PUNCT, LITERAL = "n", "p", "l"
+NL = 5  # tokens carry a sixth field: whether a line break comes before them
 
 _TOKEN = re.compile(r"""
     (?P<nl>\n)
@@ -36,7 +36,6 @@ _TOKEN = re.compile(r"""
   | (?P<num>\.?\d[\w.]*)
   | (?P<punct><<=|>>=|&\^=|\.\.\.|&&|\|\||<-|<<|>>|&\^|\+\+|--|==|!=|<=|>=|:=|[-+*/%&|^]=|[{}()\[\];,<>=!&|+\-*/%^.:~])
 """, re.VERBOSE | re.DOTALL)
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
 # After these a line break inserts a semicolon (The Go Programming Language Specification, "Semicolons").
 _ENDER_WORDS = frozenset(("break", "continue", "fallthrough", "return"))
 _KEYWORDS = frozenset(("break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough",
@@ -91,41 +90,14 @@ def _exported(name: str) -> bool:
     return name[:1].isupper()
 
 
-class _Scanner:
-    def __init__(self, path: str, text: str) -> None:
-        self.path = path
-        self.text = text
-        self.toks, self.docs = _tokenize(text)
-        self.n = len(self.toks)
-        self.symbols: list[Symbol] = []
+class _Scanner(TokenScanner):
+    drop_trailing_comma = True
 
-    def val(self, i: int) -> str:
-        return self.toks[i][VALUE] if i < self.n else ""
+    def __init__(self, path: str, text: str) -> None:
+        super().__init__(path, text, *_tokenize(text))
 
     def is_name(self, i: int) -> bool:
         return i < self.n and self.toks[i][TYPE] == NAME and self.toks[i][VALUE] not in _KEYWORDS
-
-    def line(self, i: int) -> int:
-        return self.toks[min(i, self.n - 1)][LINE] if self.n else 1
-
-    def skip_balanced(self, i: int) -> int:
-        stack = [_OPENERS[self.val(i)]]
-        i += 1
-        while i < self.n:
-            tok = self.toks[i]
-            if tok[TYPE] == PUNCT:
-                value = tok[VALUE]
-                if value in _OPENERS:
-                    stack.append(_OPENERS[value])
-                elif value in (")", "]", "}"):
-                    while stack and stack[-1] != value:
-                        stack.pop()
-                    if stack:
-                        stack.pop()
-                    if not stack:
-                        return i + 1
-            i += 1
-        return i
 
     def ends_line(self, i: int) -> bool:
         """Whether a semicolon is inserted before token ``i`` (it starts a line after an ending token)."""
@@ -150,17 +122,11 @@ class _Scanner:
                     return i
                 if value == "{" and stop_at_brace:
                     return i
-                if value in _OPENERS:
+                if value in OPENERS:
                     i = self.skip_balanced(i)
                     continue
             i += 1
         return i
-
-    def signature(self, start: int, end: int) -> str:
-        end = max(min(end, self.n), start + 1)
-        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split()).replace("( ", "(").replace(" )", ")").replace(",)", ")")
-        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
 
     def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
              signature: str, doc_at: int) -> Symbol:
@@ -183,7 +149,7 @@ class _Scanner:
                 i = self.func(i)
             elif value in ("type", "var", "const"):
                 i = self.group(i, value)
-            elif value in _OPENERS:
+            elif value in OPENERS:
                 i = self.skip_balanced(i)
             else:
                 i += 1

@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import re
 
-from .model import SIGNATURE_CHARS, Symbol
-
-TYPE, VALUE, START, END, LINE = range(5)
-NAME, PUNCT, LITERAL = "n", "p", "l"
+from .model import Symbol
+from .scanner import TokenScanner, block_doc_line, c_like_tokens, upper_name
 
 _TOKEN = re.compile(r'''
     (?P<nl>\n)
@@ -38,109 +36,24 @@ _TOKEN = re.compile(r'''
   | (?P<num>\.?\d[\w.]*)
   | (?P<punct>->|::|\.\.\.|>>>=|<<=|>>=|&&|\|\||\+\+|--|==|!=|<=|>=|[-+*/%&|^]=|[{}()\[\];,<>=!&|+\-*/%^.:@?~])
 ''', re.VERBOSE | re.DOTALL)
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
 _MODIFIERS = frozenset(("public", "protected", "private", "static", "final", "abstract", "sealed", "non-sealed",
                         "strictfp", "default", "synchronized", "native", "transient", "volatile"))
 _TYPE_KINDS = {"class": "class", "record": "class", "interface": "interface", "enum": "enum"}
 
 
 def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
-    tokens: list[tuple] = []
-    docs: dict[int, str] = {}
-    doc = None
-    line = 1
-    i = 0
-    n = len(text)
-    match = _TOKEN.match
-    while i < n:
-        m = match(text, i)
-        if m is None:
-            i += 1
-            continue
-        group, end = m.lastgroup, m.end()
-        if group == "nl":
-            line += 1
-        elif group in ("ws", "line"):
-            pass
-        elif group == "block":
-            if text.startswith("/**", i) and end - i > 4:
-                doc = m.group()
-            line += text.count("\n", i, end)
-        else:
-            if doc is not None:
-                docs[len(tokens)] = doc
-                doc = None
-            kind = NAME if group == "name" else PUNCT if group == "punct" else LITERAL
-            tokens.append((kind, m.group(), i, end, line))
-            line += text.count("\n", i, end)
-        i = end
-    return tokens, docs
+    return c_like_tokens(text, _TOKEN)
 
 
 def _doc_line(comment: str) -> str:
-    for line in comment[3:-2].split("\n"):
-        line = line.strip().lstrip("*").strip()
-        if line.startswith("@"):
-            return ""
-        line = re.sub(r"</?\w+[^>]*>", "", line).strip()  # Javadoc is HTML: drop the tags
-        if line:
-            return line if len(line) <= SIGNATURE_CHARS else line[: SIGNATURE_CHARS - 1] + "…"
-    return ""
+    return block_doc_line(comment, lambda line: re.sub(r"</?\w+[^>]*>", "", line).strip())  # Javadoc is HTML
 
 
-def _upper(name: str) -> bool:
-    stripped = name.strip("_$")
-    return bool(stripped) and stripped.upper() == stripped and any(ch.isalpha() for ch in stripped)
+class _Scanner(TokenScanner):
+    doc_line = staticmethod(_doc_line)
 
-
-class _Scanner:
     def __init__(self, path: str, text: str) -> None:
-        self.path = path
-        self.text = text
-        self.toks, self.docs = _tokenize(text)
-        self.n = len(self.toks)
-        self.symbols: list[Symbol] = []
-
-    def val(self, i: int) -> str:
-        return self.toks[i][VALUE] if i < self.n else ""
-
-    def is_name(self, i: int) -> bool:
-        return i < self.n and self.toks[i][TYPE] == NAME
-
-    def line(self, i: int) -> int:
-        return self.toks[min(i, self.n - 1)][LINE] if self.n else 1
-
-    def skip_balanced(self, i: int) -> int:
-        stack = [_OPENERS[self.val(i)]]
-        i += 1
-        while i < self.n:
-            tok = self.toks[i]
-            if tok[TYPE] == PUNCT:
-                value = tok[VALUE]
-                if value in _OPENERS:
-                    stack.append(_OPENERS[value])
-                elif value in (")", "]", "}"):
-                    while stack and stack[-1] != value:
-                        stack.pop()
-                    if stack:
-                        stack.pop()
-                    if not stack:
-                        return i + 1
-            i += 1
-        return i
-
-    def until(self, i: int, stops: tuple[str, ...]) -> int:
-        """The first of ``stops`` at bracket depth 0 from ``i`` (an unmatched ``}`` always stops)."""
-        while i < self.n:
-            value = self.val(i)
-            if self.toks[i][TYPE] == PUNCT:
-                if value in stops or value == "}":
-                    return i
-                if value in _OPENERS:
-                    i = self.skip_balanced(i)
-                    continue
-            i += 1
-        return i
+        super().__init__(path, text, *_tokenize(text))
 
     def skip_angles(self, i: int) -> int:
         depth = 0
@@ -159,20 +72,6 @@ class _Scanner:
                 continue
             i += 1
         return i
-
-    def signature(self, start: int, end: int) -> str:
-        end = max(min(end, self.n), start + 1)
-        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split()).replace("( ", "(").replace(" )", ")")
-        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
-
-    def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
-             exported: bool, signature: str, doc_at: int) -> Symbol:
-        doc = self.docs.get(doc_at) or self.docs.get(start)
-        symbol = Symbol(name, kind, self.path, self.line(name_at), self.line(end_tok) if end_tok is not None else None,
-                        container, signature, _doc_line(doc) if doc else "", exported)
-        self.symbols.append(symbol)
-        return symbol
 
     def annotations(self, i: int) -> int:
         while self.val(i) == "@" and self.is_name(i + 1) and self.val(i + 1) != "interface":
@@ -355,7 +254,7 @@ class _Scanner:
             constant = "static" in mods and "final" in mods
             for name_at in names:
                 name = self.val(name_at)
-                kind = "constant" if constant and _upper(name) else "property"
+                kind = "constant" if constant and upper_name(name, "_$") else "property"
                 self.emit(name, kind, start, name_at, end - 1, container, exported, self.signature(start, end),
                           doc_at)
             return end + 1 if self.val(end) == ";" else end

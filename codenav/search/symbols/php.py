@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import re
 
-from .model import SIGNATURE_CHARS, Symbol
+from .model import Symbol
+from .scanner import LITERAL, NAME, PUNCT, TYPE, TokenScanner, block_doc_line
 
-TYPE, VALUE, START, END, LINE = range(5)
-NAME, PUNCT, LITERAL, VARIABLE = "n", "p", "l", "$"
+VARIABLE = "$"
 
 _TOKEN = re.compile(r"""
     (?P<nl>\n)
@@ -88,77 +88,16 @@ def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
     return tokens, docs
 
 
-def _doc_line(comment: str) -> str:
-    for line in comment[3:-2].split("\n"):
-        line = line.strip().lstrip("*").strip()
-        if line.startswith("@"):
-            return ""
-        if line:
-            return line if len(line) <= SIGNATURE_CHARS else line[: SIGNATURE_CHARS - 1] + "…"
-    return ""
+class _Scanner(TokenScanner):
+    doc_line = staticmethod(block_doc_line)
+    drop_trailing_comma = True
+    openers = _OPENERS
 
-
-class _Scanner:
     def __init__(self, path: str, text: str) -> None:
-        self.path = path
-        self.text = text
-        self.toks, self.docs = _tokenize(text)
-        self.n = len(self.toks)
-        self.symbols: list[Symbol] = []
-
-    def val(self, i: int) -> str:
-        return self.toks[i][VALUE] if i < self.n else ""
+        super().__init__(path, text, *_tokenize(text))
 
     def typ(self, i: int) -> str:
         return self.toks[i][TYPE] if i < self.n else ""
-
-    def line(self, i: int) -> int:
-        return self.toks[min(i, self.n - 1)][LINE] if self.n else 1
-
-    def skip_balanced(self, i: int) -> int:
-        stack = [_OPENERS[self.val(i)]]
-        i += 1
-        while i < self.n:
-            if self.typ(i) == PUNCT:
-                value = self.val(i)
-                if value in _OPENERS:
-                    stack.append(_OPENERS[value])
-                elif value in (")", "]", "}"):
-                    while stack and stack[-1] != value:
-                        stack.pop()
-                    if stack:
-                        stack.pop()
-                    if not stack:
-                        return i + 1
-            i += 1
-        return i
-
-    def until(self, i: int, stops: tuple[str, ...]) -> int:
-        """The index of the first of ``stops`` at bracket depth 0 from ``i`` (a ``}`` always stops)."""
-        while i < self.n:
-            value = self.val(i)
-            if self.typ(i) == PUNCT:
-                if value in stops or value == "}":
-                    return i
-                if value in _OPENERS:
-                    i = self.skip_balanced(i)
-                    continue
-            i += 1
-        return i
-
-    def signature(self, start: int, end: int) -> str:
-        end = max(min(end, self.n), start + 1)
-        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split()).replace("( ", "(").replace(" )", ")").replace(",)", ")")
-        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
-
-    def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
-             exported: bool, signature: str, doc_at: int) -> Symbol:
-        doc = self.docs.get(doc_at) or self.docs.get(start)
-        symbol = Symbol(name, kind, self.path, self.line(name_at), self.line(end_tok) if end_tok is not None else None,
-                        container, signature, _doc_line(doc) if doc else "", exported)
-        self.symbols.append(symbol)
-        return symbol
 
     def skip_attributes(self, i: int) -> int:
         while self.val(i) == "#[":

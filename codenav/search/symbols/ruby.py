@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
+from .scanner import cut, hash_delimited_end
 
 TYPE, VALUE, START, END, LINE, FIRST = range(6)
 NAME, PUNCT, LITERAL, VAR = "n", "p", "l", "v"
@@ -144,43 +145,7 @@ class _Tokens:
 
     def delimited(self, j: int, opener: str, closer: str, interpolate: bool = True) -> int:
         """The end of a literal whose body starts at ``j`` (nesting for paired delimiters, ``#{}`` skipped)."""
-        text, n = self.text, len(self.text)
-        depth = 0
-        while j < n:
-            ch = text[j]
-            if ch == "\\":
-                j += 2
-                continue
-            if interpolate and text.startswith("#{", j):
-                j = self.interpolation(j + 2)
-                continue
-            if ch == closer and depth == 0:
-                return j + 1
-            if opener != closer:
-                if ch == opener:
-                    depth += 1
-                elif ch == closer:
-                    depth -= 1
-            j += 1
-        return n
-
-    def interpolation(self, j: int) -> int:
-        """The index after the ``}`` closing a ``#{`` whose code starts at ``j``."""
-        text, n = self.text, len(self.text)
-        depth = 0
-        while j < n:
-            ch = text[j]
-            if ch in "'\"`":
-                j = self.string(j, ch)
-                continue
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                if depth == 0:
-                    return j + 1
-                depth -= 1
-            j += 1
-        return n
+        return hash_delimited_end(self.text, j, opener, closer, interpolate, "'\"`", "'")
 
 
 _KEYWORDS = frozenset((
@@ -249,7 +214,7 @@ class _Scanner:
         end = max(min(end, self.n), start + 1)
         raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
         text = " ".join(raw.split())
-        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+        return cut(text)
 
     def emit(self, name: str, kind: str, start: int, name_at: int, container: str, exported: bool,
              signature: str) -> Symbol:

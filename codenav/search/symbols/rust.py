@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 
-from .model import SIGNATURE_CHARS, Symbol
+from .model import Symbol
+from .scanner import LITERAL, NAME, OPENERS, PUNCT, TYPE, TokenScanner, cut, nested_comment_end, upper_name
 
-TYPE, VALUE, START, END, LINE = range(5)
-NAME, PUNCT, LITERAL, LIFETIME = "n", "p", "l", "'"
+LIFETIME = "'"
 
 _TOKEN = re.compile(r"""
     (?P<nl>\n)
@@ -37,7 +37,6 @@ _TOKEN = re.compile(r"""
   | (?P<num>\d[\w]*(?:\.\d[\w]*)?)
   | (?P<punct>::|->|=>|\.\.=|\.\.\.|\.\.|[{}()\[\];,<>=!\#&|+\-*/%^.:@?~$'])
 """, re.VERBOSE | re.DOTALL)
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
 
 
 def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
@@ -50,16 +49,7 @@ def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
     match = _TOKEN.match
     while i < n:
         if text.startswith("/*", i):  # block comments nest in Rust
-            depth, j = 0, i
-            while j < n:
-                if text.startswith("/*", j):
-                    depth, j = depth + 1, j + 2
-                elif text.startswith("*/", j):
-                    depth, j = depth - 1, j + 2
-                    if depth == 0:
-                        break
-                else:
-                    j += 1
+            j = nested_comment_end(text, i)
             if text.startswith("/**", i) and not text.startswith("/**/", i):
                 doc = [line.strip().lstrip("*") for line in text[i + 3: j - 2].split("\n")]
             line += text.count("\n", i, j)
@@ -100,50 +90,17 @@ def _doc_line(doc: str) -> str:
     for line in doc.split("\n"):
         line = line.strip()
         if line:
-            return line if len(line) <= SIGNATURE_CHARS else line[: SIGNATURE_CHARS - 1] + "…"
+            return cut(line)
     return ""
 
 
-def _upper(name: str) -> bool:
-    stripped = name.strip("_")
-    return bool(stripped) and stripped.upper() == stripped and any(ch.isalpha() for ch in stripped)
 
 
-class _Scanner:
+class _Scanner(TokenScanner):
+    drop_trailing_comma = True
+
     def __init__(self, path: str, text: str) -> None:
-        self.path = path
-        self.text = text
-        self.toks, self.docs = _tokenize(text)
-        self.n = len(self.toks)
-        self.symbols: list[Symbol] = []
-
-    def val(self, i: int) -> str:
-        return self.toks[i][VALUE] if i < self.n else ""
-
-    def is_name(self, i: int) -> bool:
-        return i < self.n and self.toks[i][TYPE] == NAME
-
-    def line(self, i: int) -> int:
-        return self.toks[min(i, self.n - 1)][LINE] if self.n else 1
-
-    def skip_balanced(self, i: int) -> int:
-        stack = [_OPENERS[self.val(i)]]
-        i += 1
-        while i < self.n:
-            tok = self.toks[i]
-            if tok[TYPE] == PUNCT:
-                value = tok[VALUE]
-                if value in _OPENERS:
-                    stack.append(_OPENERS[value])
-                elif value in (")", "]", "}"):
-                    while stack and stack[-1] != value:
-                        stack.pop()
-                    if stack:
-                        stack.pop()
-                    if not stack:
-                        return i + 1
-            i += 1
-        return i
+        super().__init__(path, text, *_tokenize(text))
 
     def header_end(self, i: int) -> int:
         """The index of the ``{`` or ``;`` ending an item header at ``i`` (brackets skipped)."""
@@ -164,12 +121,6 @@ class _Scanner:
         if self.val(end) == "{":
             return self.skip_balanced(end)
         return end + 1 if self.val(end) == ";" else end
-
-    def signature(self, start: int, end: int) -> str:
-        end = max(min(end, self.n), start + 1)
-        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split()).replace("( ", "(").replace(" )", ")").replace(",)", ")")
-        return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
 
     def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
              exported: bool | None, signature: str, doc_at: int) -> Symbol:
@@ -283,7 +234,7 @@ class _Scanner:
             if self.is_name(j) and self.val(j) != "_":
                 end = self.header_end(j + 1)
                 name = self.val(j)
-                kind = "constant" if keyword == "const" or _upper(name) else "variable"
+                kind = "constant" if keyword == "const" or upper_name(name) else "variable"
                 sig_end = end
                 for k in range(j + 1, end):  # the signature stops before the value
                     if self.val(k) == "=":
@@ -293,7 +244,7 @@ class _Scanner:
             return self.skip_item(i)
         if keyword == "macro_rules" and self.val(i + 1) == "!" and self.is_name(i + 2):
             j = i + 3
-            body_end = self.skip_balanced(j) if self.val(j) in _OPENERS else j
+            body_end = self.skip_balanced(j) if self.val(j) in OPENERS else j
             self.emit(self.val(i + 2), "function", start, i + 2, body_end - 1, container, exported,
                       self.signature(start, j), doc_at)
             return body_end + (self.val(body_end) == ";")
@@ -365,7 +316,7 @@ class _Scanner:
                 if self.is_name(i) and self.val(i + 1) == ":":
                     end = i + 2
                     while end < close and not (self.val(end) == "," and self.angle_depth(i + 2, end) <= 0):
-                        end = self.skip_balanced(end) if self.val(end) in _OPENERS else end + 1
+                        end = self.skip_balanced(end) if self.val(end) in OPENERS else end + 1
                     self.emit(self.val(i), "property", start, i, end - 1, container, exported,
                               self.signature(start, end), start)
                     i = end
@@ -389,7 +340,7 @@ class _Scanner:
             if value == "#" and self.val(i + 1) == "[":
                 i = self.skip_balanced(i + 1)
                 continue
-            if value in _OPENERS:
+            if value in OPENERS:
                 i = self.skip_balanced(i)
                 continue
             if value == ",":
@@ -397,7 +348,7 @@ class _Scanner:
             elif expect and self.is_name(i):
                 end = i + 1
                 while end < close and self.val(end) != ",":
-                    end = self.skip_balanced(end) if self.val(end) in _OPENERS else end + 1
+                    end = self.skip_balanced(end) if self.val(end) in OPENERS else end + 1
                 doc_at = i
                 self.emit(value, "constant", i, i, end - 1, container, exported, self.signature(i, end), doc_at)
                 i = end

@@ -1,0 +1,252 @@
+"""What the declaration-level extractors share: a token loop, walking a token list, one-line text.
+
+A tokenizer (one per language: each knows its own strings) yields tuples
+``(type, value, start, end, line)`` — ``type`` one of ``NAME``, ``PUNCT``, ``LITERAL``; ``start``
+and ``end`` are offsets into the text, ``line`` is 1-based — and a dict from token index to the
+doc comment just before that token. ``TokenScanner`` walks such a list: bracket skipping that
+survives unbalanced input (a stray closer ends the innermost matching opener; a missing one
+runs to the end), the first stop at bracket depth 0, and the one-line signature of a token span.
+None of it raises on bad input: an index past the end reads as the empty string. ``emit``
+records a ``Symbol``; ``block_doc_line`` and ``upper_name`` are the doc-comment and constant-name
+rules Java, Kotlin, PHP and Rust have in common; ``hash_delimited_end`` is the end of a Ruby or
+Elixir string, sigil or %-literal with its ``#{…}`` interpolations.
+
+The comment scanning two or more languages share lives here too: ``nested_comment_end`` (Rust
+and Kotlin nest ``/* */``) and ``c_like_tokens``, the token loop of a language whose only
+comments are ``//`` and ``/* */`` with ``/** */`` docs (Java, Kotlin), driven by the
+language's own token pattern.
+"""
+
+from __future__ import annotations
+
+from .model import SIGNATURE_CHARS, Symbol
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable
+
+TYPE, VALUE, START, END, LINE = range(5)
+NAME, PUNCT, LITERAL = "n", "p", "l"
+OPENERS = {"(": ")", "[": "]", "{": "}"}
+_CLOSERS = (")", "]", "}")
+
+
+def nested_comment_end(text: str, i: int) -> int:
+    """The end of the block comment opening at ``i``, ``/* /* */ */`` nesting; the text's end if it never closes."""
+    import re
+
+    depth = 0
+    search = re.compile(r"/\*|\*/").search
+    while True:
+        m = search(text, i)
+        if m is None:
+            return len(text)
+        depth += 1 if m.group() == "/*" else -1
+        i = m.end()
+        if depth == 0:
+            return i
+
+
+def c_like_tokens(text: str, pattern: re.Pattern,
+                  ends: dict[str, Callable[[str, int], int]] | None = None) -> tuple[list[tuple], dict[int, str]]:
+    """The tokens of ``text`` and the ``/** … */`` doc before each documented token.
+
+    ``pattern``'s groups: ``nl``, ``ws`` and ``line`` (a ``//`` comment) are passed over, ``block``
+    is a comment, ``name``/``tick`` are names, ``punct`` punctuation, any other group a literal.
+    ``ends`` gives, for a group whose match only opens it (a nested comment, a string with
+    templates), the function that finds where it ends.
+    """
+    tokens: list[tuple] = []
+    docs: dict[int, str] = {}
+    doc = None
+    line = 1
+    i = 0
+    n = len(text)
+    match = pattern.match
+    ends = ends or {}
+    while i < n:
+        m = match(text, i)
+        if m is None:
+            i += 1
+            continue
+        group, end = m.lastgroup, m.end()
+        if group in ends:
+            end = ends[group](text, i)
+        if group == "nl":
+            line += 1
+        elif group in ("ws", "line"):
+            pass
+        elif group == "block":
+            if text.startswith("/**", i) and end - i > 4:
+                doc = text[i:end]
+            line += text.count("\n", i, end)
+        else:
+            if doc is not None:
+                docs[len(tokens)] = doc
+                doc = None
+            kind = NAME if group in ("name", "tick") else PUNCT if group == "punct" else LITERAL
+            tokens.append((kind, text[i:end], i, end, line))
+            line += text.count("\n", i, end)
+        i = end
+    return tokens, docs
+
+
+def hash_delimited_end(text: str, j: int, opener: str, closer: str, interpolate: bool = True,
+                       quotes: str = "\"'", plain: str = "") -> int:
+    """The end of a Ruby/Elixir literal whose body starts at ``j``, closed by ``closer``.
+
+    A backslash escapes the next character; paired delimiters (``(…)``, ``{…}``) nest; with
+    ``interpolate``, a ``#{…}`` is code, skipped with its braces and the strings in it — those
+    opened by one of ``quotes``, which interpolate in turn unless the quote is in ``plain``.
+    An unclosed literal runs to the end.
+    """
+    n = len(text)
+    depth = 0
+    while j < n:
+        ch = text[j]
+        if ch == "\\":
+            j += 2
+            continue
+        if interpolate and text.startswith("#{", j):
+            j = _interpolation_end(text, j + 2, quotes, plain)
+            continue
+        if ch == closer and depth == 0:
+            return j + 1
+        if opener != closer:
+            if ch == opener:
+                depth += 1
+            elif ch == closer:
+                depth -= 1
+        j += 1
+    return n
+
+
+def _interpolation_end(text: str, j: int, quotes: str, plain: str) -> int:
+    """The index after the ``}`` closing a ``#{`` whose code starts at ``j``."""
+    n = len(text)
+    depth = 0
+    while j < n:
+        ch = text[j]
+        if ch in quotes:
+            j = hash_delimited_end(text, j + 1, ch, ch, ch not in plain, quotes, plain)
+            continue
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            if depth == 0:
+                return j + 1
+            depth -= 1
+        j += 1
+    return n
+
+
+def cut(text: str) -> str:
+    """``text`` if it fits ``SIGNATURE_CHARS``, else its start and an ellipsis."""
+    return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+
+
+def block_doc_line(comment: str, clean: Callable[[str], str] | None = None) -> str:
+    """The first line of text of a ``/** … */`` comment (leading ``*`` dropped), "" when a ``@tag`` comes first.
+
+    ``clean`` rewrites each line before it is judged (Javadoc drops its HTML tags).
+    """
+    for line in comment[3:-2].split("\n"):
+        line = line.strip().lstrip("*").strip()
+        if line.startswith("@"):
+            return ""
+        if clean is not None:
+            line = clean(line)
+        if line:
+            return cut(line)
+    return ""
+
+
+def upper_name(name: str, edges: str = "_") -> bool:
+    """``MAX_SIZE``-style: letters all upper case once ``edges`` characters are stripped from both ends."""
+    stripped = name.strip(edges)
+    return bool(stripped) and stripped.upper() == stripped and any(ch.isalpha() for ch in stripped)
+
+
+class TokenScanner:
+    """A token list over ``text`` and the helpers every declaration scanner uses."""
+
+    # Go, PHP, Rust and Kotlin write a trailing comma before ``)``; a signature reads better without it
+    drop_trailing_comma = False
+    openers = OPENERS  # PHP adds ``#[`` (an attribute), closed by ``]``
+
+    def __init__(self, path: str, text: str, toks: list[tuple], docs: dict[int, str]) -> None:
+        self.path = path
+        self.text = text
+        self.toks = toks
+        self.docs = docs
+        self.n = len(toks)
+        self.symbols: list[Symbol] = []
+
+    def doc_line(self, doc: str) -> str:
+        """The doc line shown for the doc comment ``doc`` (each language says how it reads its comments)."""
+        return cut(doc.strip().split("\n", 1)[0])
+
+    def val(self, i: int) -> str:
+        return self.toks[i][VALUE] if 0 <= i < self.n else ""
+
+    def is_name(self, i: int) -> bool:
+        return 0 <= i < self.n and self.toks[i][TYPE] == NAME
+
+    def line(self, i: int) -> int:
+        return self.toks[max(0, min(i, self.n - 1))][LINE] if self.n else 1
+
+    def skip_balanced(self, i: int) -> int:
+        """The index after the closer of the opener at ``i`` (the end when it has none)."""
+        openers = self.openers
+        stack = [openers[self.val(i)]]
+        i += 1
+        toks = self.toks
+        while i < self.n:
+            tok = toks[i]
+            if tok[TYPE] == PUNCT:
+                value = tok[VALUE]
+                if value in openers:
+                    stack.append(openers[value])
+                elif value in _CLOSERS:
+                    while stack and stack[-1] != value:
+                        stack.pop()
+                    if stack:
+                        stack.pop()
+                    if not stack:
+                        return i + 1
+            i += 1
+        return i
+
+    def until(self, i: int, stops: tuple[str, ...]) -> int:
+        """The first of ``stops`` at bracket depth 0 from ``i`` (an unmatched ``}`` always stops)."""
+        while i < self.n:
+            if self.toks[i][TYPE] == PUNCT:
+                value = self.toks[i][VALUE]
+                if value in stops or value == "}":
+                    return i
+                if value in self.openers:
+                    i = self.skip_balanced(i)
+                    continue
+            i += 1
+        return i
+
+    def signature(self, start: int, end: int) -> str:
+        """The source of tokens ``start`` to ``end`` (exclusive) on one line, white space folded, cut."""
+        end = max(min(end, self.n), start + 1)
+        if start >= self.n:
+            return ""
+        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
+        text = " ".join(raw.split()).replace("( ", "(").replace(" )", ")")
+        if self.drop_trailing_comma:
+            text = text.replace(",)", ")")
+        return cut(text)
+
+    def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
+             exported: bool | None, signature: str, doc_at: int) -> Symbol:
+        """Record a symbol named at token ``name_at``; its doc is the comment before ``doc_at`` (or ``start``)."""
+        doc = self.docs.get(doc_at) or self.docs.get(start)
+        symbol = Symbol(name, kind, self.path, self.line(name_at), self.line(end_tok) if end_tok is not None else None,
+                        container, signature, self.doc_line(doc) if doc else "", exported)
+        self.symbols.append(symbol)
+        return symbol
