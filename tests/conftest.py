@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,3 +91,26 @@ def _default_sigint() -> None:
     """A test run started in the background inherits SIGINT ignored, and Python then installs no
     KeyboardInterrupt handler in the child: give the child the default a terminal would."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+# Here, not in tests/hardening/conftest.py: with pytest-xdist only this conftest is loaded in
+# the controlling process, which is where the summary is printed.
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line per hardening suite that ran: ``hardening: <suite> N cases (F failed)``."""
+    counts: Counter[str] = Counter()
+    failed: Counter[str] = Counter()
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            nodeid = getattr(report, "nodeid", "")
+            if getattr(report, "when", None) != "call" or "tests/hardening/test_" not in nodeid:
+                continue
+            suite = nodeid.split("tests/hardening/test_", 1)[1].split(".py", 1)[0]
+            counts[suite] += 1
+            if report.failed:
+                failed[suite] += 1
+    if not counts:
+        return
+    terminalreporter.section("hardening")
+    for suite in sorted(counts):
+        note = f" ({failed[suite]} failed)" if failed[suite] else ""
+        terminalreporter.write_line(f"hardening: {suite} {counts[suite]} cases{note}")

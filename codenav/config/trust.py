@@ -100,6 +100,7 @@ def _build() -> tuple[SSLContext, list[str]]:
     paths = ssl.get_default_verify_paths()
     hashed = bool(paths.capath and _has_hashed_certs(paths.capath))
     loaded: set[str] = set()
+    system = os.name == "nt" or hashed or bool(paths.cafile)
     if os.name != "nt" and hashed and paths.cafile and _inside(paths.cafile, paths.capath):
         # The bundle is generated from the hashed folder (update-ca-certificates): the folder,
         # looked up lazily, holds the same roots without parsing ~150 certificates up front.
@@ -119,16 +120,20 @@ def _build() -> tuple[SSLContext, list[str]]:
                 if os.path.isfile(bundle):
                     _load(ctx, Source("the system bundle", bundle), loaded)
                     words.append(f"the system bundle ({bundle})")
+                    system = True
                     break
             else:
                 words.append("the system store (empty)")
-    try:
-        import certifi
+    if not system:
+        # certifi only stands in for a missing system store: both carry Mozilla's roots, and
+        # parsing ~150 PEM certificates costs about 80 ms of every cold process (OpenSSL 3).
+        try:
+            import certifi
 
-        _load(ctx, Source("certifi", certifi.where()), loaded)
-        words.append(f"certifi ({certifi.where()})")
-    except ImportError:
-        pass
+            _load(ctx, Source("certifi", certifi.where()), loaded)
+            words.append(f"certifi ({certifi.where()})")
+        except ImportError:
+            pass
     for source in sources():
         _load(ctx, source, loaded)
         words.append(source.describe())

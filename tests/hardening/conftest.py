@@ -1,4 +1,4 @@
-"""Fixtures shared by the hardening suites, and the per-suite case counts in the terminal summary.
+"""Fixtures shared by the hardening suites (their per-suite case counts are printed by tests/conftest.py).
 
 The fake registries live for a whole module (stopping a FakeServer costs up to half a second)
 and are reset for each test; every test still gets its own HOME and cache (tests/conftest.py).
@@ -6,7 +6,6 @@ and are reset for each test; every test still gets its own HOME and cache (tests
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,24 +54,3 @@ def pypi(pypi_server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> FakePypi:
 @pytest.fixture
 def cache_dir(tmp_path: Path) -> Path:
     return tmp_path / "cache"
-
-
-def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """One line per hardening suite that ran: ``hardening: <suite> N cases (F failed)``."""
-    counts: Counter[str] = Counter()
-    failed: Counter[str] = Counter()
-    for reports in terminalreporter.stats.values():
-        for report in reports:
-            nodeid = getattr(report, "nodeid", "")
-            if getattr(report, "when", None) != "call" or "tests/hardening/test_" not in nodeid:
-                continue
-            suite = nodeid.split("tests/hardening/test_", 1)[1].split(".py", 1)[0]
-            counts[suite] += 1
-            if report.failed:
-                failed[suite] += 1
-    if not counts:
-        return
-    terminalreporter.section("hardening")
-    for suite in sorted(counts):
-        note = f" ({failed[suite]} failed)" if failed[suite] else ""
-        terminalreporter.write_line(f"hardening: {suite} {counts[suite]} cases{note}")
