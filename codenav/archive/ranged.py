@@ -2,7 +2,7 @@
 (SPEC §3.7, ranged entries).
 
 ``RangeFile`` is a seekable raw file over a ``fetch(start, end) -> bytes`` function (inclusive
-offsets; net.get_range in practice) with a cache of the spans already fetched, so stdlib
+offsets; ranges.get_range in practice) with a cache of the spans already fetched, so stdlib
 ``zipfile`` reads the end record, the ZIP64 locator and the central directory over it, and a
 member's local header and data, as from a file. Every read that misses the cache is one
 request, and a file allows at most ``max_requests`` of them.

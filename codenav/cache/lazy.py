@@ -67,7 +67,7 @@ def _upstream(registry: str) -> tuple[str, str | None]:
 
 
 def _file(url: str, size: int, upstream: tuple[str, str | None], max_requests: int | None = None) -> Any:
-    from .. import net
+    from .. import net, ranges
     from ..archive.ranged import MAX_REQUESTS, RangeFile
     from .download import _limit, too_large_at
 
@@ -76,8 +76,8 @@ def _file(url: str, size: int, upstream: tuple[str, str | None], max_requests: i
 
     def fetch(start: int, end: int) -> bytes:
         try:
-            return net.get_range(url, start, end, total=size, what=what, timeout=timeout, manager=manager)
-        except net.RangeRefused:
+            return ranges.get_range(url, start, end, total=size, what=what, timeout=timeout, manager=manager)
+        except ranges.RangeRefused:
             # The server sent the whole file instead (closed at once): as without ranges, the
             # file is over the download limit.
             raise too_large_at(url.rsplit("/", 1)[-1].split("?", 1)[0], _limit()) from None
