@@ -97,14 +97,18 @@ def _build_locked(job: dict[str, Any]) -> str:
 
     from .. import registries
 
-    artifact = registries.load(job["registry"]).resolve(job["name"], job.get("version"))
+    choice = {"artifact": job["artifact"]} if job.get("artifact") is not None else {}
+    registry = registries.load(job["registry"])
+    artifact = registry.resolve(job["name"], job.get("version"), **choice)
     if store.find(artifact.key) is None:
         from .download import fetch_artifact
 
         def fetch(download: Path) -> None:
             fetch_artifact(artifact, download, progress_until=job.get("progressUntil"))
 
-        _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits)
+        matches = getattr(registry, "top_folder_matches", None)
+        same_folder = (lambda found: matches(artifact, found)) if matches is not None else None
+        _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits, same_folder)
     aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
     _derive_late(artifact.key)
     return artifact.key
@@ -114,10 +118,10 @@ class _Cleared(Exception):
     """``codenav cache clear`` moved the build directory away mid-build (never leaves this module)."""
 
 
-def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) -> None:
+def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any, same_folder: Any = None) -> None:
     work = Path(_tempdir(cache_subdir("tmp"), key))
     try:
-        _build_in(work, key, target_echo, fetch, unpack, limits)
+        _build_in(work, key, target_echo, fetch, unpack, limits, same_folder)
     except Exception:
         if not work.exists():
             # clear() renames tmp/ away whole: whatever failed, it failed because of that.
@@ -127,7 +131,8 @@ def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) 
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any) -> None:
+def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any,
+              same_folder: Any = None) -> None:
     """Download into ``work``, extract, write the manifest and sidecars, publish by one rename."""
     from .. import archive
     from ..text import file_type_for, language_for
@@ -145,14 +150,16 @@ def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, 
         download = inner
     extracted = archive.extract(download, tree, fmt=unpack.fmt, strip_components=unpack.strip_components,
                                 required_prefix=unpack.required_prefix, limits=limits,
-                                percent_names=unpack.percent_names)
+                                percent_names=unpack.percent_names, same_folder=same_folder)
     download.unlink()
     rows = [
         [f.path, f.size, language_for(f.path), file_type_for(f.path, f.binary, f.link is not None),
-         f.binary, f.link, f.sha256]
+         f.binary, f.link, f.sha256, *((f.skipped,) if f.skipped else ())]
         for f in extracted.files
     ]
-    atomic_write(str(build_dir / "manifest.json"), store.manifest_text(target_echo, rows, extracted.skipped))
+    large = {"maxFileBytes": limits.max_file_bytes} if any(f.skipped for f in extracted.files) else {}
+    atomic_write(str(build_dir / "manifest.json"),
+                 store.manifest_text(target_echo, rows, extracted.skipped, **large))
     _derive(store.Entry(key, str(build_dir)))
     final = Path(store.entry_dir(key))
     final.parent.mkdir(parents=True, exist_ok=True)

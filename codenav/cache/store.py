@@ -6,7 +6,9 @@ imports nothing heavier than ``os``: no ``json`` (``paths.read_json`` decodes wi
 
 An entry is a directory holding ``manifest.json`` and ``tree/`` (the files). The manifest is
 ``{"version", "fields", "target", "files", "skipped"}``; each row of ``files`` is a list whose
-meaning ``fields`` names: ``path, size, language, fileType, binary, link, sha256`` (version 2).
+meaning ``fields`` names: ``path, size, language, fileType, binary, link, sha256`` (version 2),
+and an eighth, ``skipped``, only on a file listed but not stored (``"too large"``: over the
+per-file limit, which the manifest then records as ``maxFileBytes``; SPEC §3).
 Version 1 manifests (no ``fields``, no sha256) are still read; a manifest of any other version
 is never misread: ``find`` answers None, so the target is indexed again and the new entry
 replaces the old one.
@@ -32,7 +34,7 @@ if TYPE_CHECKING:
 
 MANIFEST_VERSION = 2
 READABLE_VERSIONS = (1, 2)
-FIELDS = ("path", "size", "language", "fileType", "binary", "link", "sha256")
+FIELDS = ("path", "size", "language", "fileType", "binary", "link", "sha256", "skipped")
 LISTING = "paths.txt"
 _VERSION_HEAD = b'{"version":'
 _LISTING_HEADER = "codenav-listing 1"  # then " files=N skipped=M", a newline, one path per line
@@ -55,6 +57,8 @@ class Row(tuple):
     binary = property(lambda self: self[4])
     link = property(lambda self: self[5])
     sha256 = property(lambda self: self[6] if len(self) > 6 else None)
+    # Why the file is listed but not stored ("too large"); None (absent) for a stored file.
+    skipped = property(lambda self: self[7] if len(self) > 7 else None)
 
 
 class Entry:
@@ -156,11 +160,27 @@ class Entry:
                     "FILE_NOT_FOUND", f"{path} is a symlink to {row.link}, which this target does not ship",
                     details={"filePath": path},
                 ) from None
+        if row.skipped is not None:
+            raise self.not_stored(row)
         try:
             with open(os.path.join(self.path, "tree", row.path), "rb") as handle:
                 return row, handle.read()
         except FileNotFoundError:
             raise cache_removed() from None
+
+
+    def not_stored(self, row: Row) -> CodenavError:
+        """TOO_LARGE for a file listed but not stored: what it is, the limit, the variable."""
+        limit = self.manifest.get("maxFileBytes")
+        variable = "CODENAV_MAX_FILE_BYTES"
+        over = f"over the {limit}-byte limit for one file" if isinstance(limit, int) else "over the limit for one file"
+        return CodenavError(
+            "TOO_LARGE",
+            f"{row.path} is {row.size} bytes, {over}, so it was listed but not extracted; raise {variable} "
+            f"and index the package again (codenav cache clear) to read it",
+            details={"path": row.path, "size": row.size, "limitBytes": limit, "variable": variable,
+                     "action": f"raise {variable} above {row.size}, clear the cache, and retry"},
+        )
 
 
 def suggestions(path: str, paths: list[str]) -> list[str]:
@@ -218,12 +238,16 @@ def manifest_version(path: str) -> int | None:
     return version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
-def manifest_text(target: dict[str, Any], rows: list[list], skipped: list[dict[str, str]]) -> str:
-    """The manifest of a new entry: its version first, so ``manifest_version`` is cheap."""
+def manifest_text(target: dict[str, Any], rows: list[list], skipped: list[dict[str, str]],
+                  maxFileBytes: int | None = None) -> str:  # noqa: N803 — the manifest's own key
+    """The manifest of a new entry: its version first, so ``manifest_version`` is cheap.
+    ``maxFileBytes``: the per-file limit, recorded when a row is ``skipped`` "too large"."""
     import json
 
-    rest = json.dumps({"fields": list(FIELDS), "target": target, "files": rows, "skipped": skipped},
-                      sort_keys=True, separators=(",", ":"))
+    doc: dict[str, Any] = {"fields": list(FIELDS), "target": target, "files": rows, "skipped": skipped}
+    if maxFileBytes is not None:
+        doc["maxFileBytes"] = maxFileBytes
+    rest = json.dumps(doc, sort_keys=True, separators=(",", ":"))
     return _VERSION_HEAD.decode() + str(MANIFEST_VERSION) + "," + rest[1:]
 
 
@@ -235,7 +259,9 @@ def write_listing(entry: Entry, out_path: str) -> None:
     # so the warning (SPEC §2.1); `flagged` makes ``listing`` decline, as any reader that
     # knows only four fields does.
     target = entry.manifest.get("target") or {}
-    flagged = " flagged" if target.get("yanked") or target.get("deprecated") else ""
+    # So does an entry with files over the per-file limit: its listing carries that note.
+    flagged = (" flagged" if target.get("yanked") or target.get("deprecated") or any(len(r) > 7 and r[7] for r in rows)
+               else "")
     with open(out_path, "w", encoding="utf-8") as handle:
         handle.write(f"{_LISTING_HEADER} files={len(rows)} skipped={len(entry.manifest['skipped'])}{flagged}\n{body}")
 

@@ -68,6 +68,10 @@ class Artifact(NamedTuple):
     # (SPEC §2.1): PEP 592's yank reason (True when none is given), npm's deprecation message.
     yanked: str | bool | None = None
     deprecated: str | None = None
+    size: int | None = None  # bytes, when the index states it (PEP 700 ``size``)
+    # Why this file of the release was taken, echoed in ``target`` (SPEC §3): ``artifactReason``,
+    # and ``platformMatch: false`` for a wheel built for another machine.
+    choice: dict[str, Any] | None = None
 
     @property
     def key(self) -> str:
@@ -82,6 +86,8 @@ class Artifact(NamedTuple):
             echo["yanked"] = self.yanked
         if self.deprecated:
             echo["deprecated"] = self.deprecated
+        if self.choice:
+            echo.update(self.choice)
         return echo
 
 
