@@ -7,7 +7,7 @@ imports nothing heavier than ``os``: no ``json`` (``paths.read_json`` decodes wi
 An entry is a directory holding ``manifest.json`` and ``tree/`` (the files). The manifest is
 ``{"version", "fields", "target", "files", "skipped"}``; each row of ``files`` is a list whose
 meaning ``fields`` names: ``path, size, language, fileType, binary, link, sha256`` (version 2),
-and an eighth, ``skipped``, only on a file listed but not stored (``"too large"``: over the
+and an eighth (``optionalFields``), ``skipped``, only on a file listed but not stored (``"too large"``: over the
 per-file limit, which the manifest then records as ``maxFileBytes``; SPEC §3).
 Version 1 manifests (no ``fields``, no sha256) are still read; a manifest of any other version
 is never misread: ``find`` answers None, so the target is indexed again and the new entry
@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 
 MANIFEST_VERSION = 2
 READABLE_VERSIONS = (1, 2)
-FIELDS = ("path", "size", "language", "fileType", "binary", "link", "sha256", "skipped")
+FIELDS = ("path", "size", "language", "fileType", "binary", "link", "sha256")
+OPTIONAL_FIELDS = ("skipped",)  # trailing, present only on the rows that have them
 LISTING = "paths.txt"
 _VERSION_HEAD = b'{"version":'
 _LISTING_HEADER = "codenav-listing 1"  # then " files=N skipped=M", a newline, one path per line
@@ -244,7 +245,8 @@ def manifest_text(target: dict[str, Any], rows: list[list], skipped: list[dict[s
     ``maxFileBytes``: the per-file limit, recorded when a row is ``skipped`` "too large"."""
     import json
 
-    doc: dict[str, Any] = {"fields": list(FIELDS), "target": target, "files": rows, "skipped": skipped}
+    doc: dict[str, Any] = {"fields": list(FIELDS), "optionalFields": list(OPTIONAL_FIELDS), "target": target,
+                           "files": rows, "skipped": skipped}
     if maxFileBytes is not None:
         doc["maxFileBytes"] = maxFileBytes
     rest = json.dumps(doc, sort_keys=True, separators=(",", ":"))
