@@ -53,9 +53,11 @@ class FakePypi:
         self.add(project, f"{project.replace('-', '_')}-{version}-{tag}.whl", data, **kw)
         return data
 
-    def add_sdist(self, project: str, version: str, files: dict[str, bytes], **kw) -> bytes:
+    def add_sdist(self, project: str, version: str, files: dict[str, bytes], *, top: str | None = None,
+                  **kw) -> bytes:
+        """``top``: the folder inside, when it is spelled unlike the file name."""
         stem = f"{project}-{version}"
-        data = make_tgz(files, top=stem)
+        data = make_tgz(files, top=top or stem)
         self.add(project, f"{stem}.tar.gz", data, **kw)
         return data
 
@@ -69,7 +71,7 @@ class FakePypi:
             doc = {"meta": {"api-version": "1.1"}, "name": project, "files": [
                 {"filename": f.filename, "url": f"../../files/{f.filename}",
                  "hashes": {"sha256": f.sha256 or hashlib.sha256(f.data).hexdigest()},
-                 "yanked": f.yanked}
+                 "yanked": f.yanked, "size": len(f.data)}  # PEP 700: api-version 1.1 states each size
                 for f in files]}
             return Reply(200, json.dumps(doc).encode(), {"Content-Type": "application/vnd.pypi.simple.v1+json"})
         links = "".join(
