@@ -8,10 +8,13 @@ Everything codenav knows about PyPI is here (the registry protocol of registries
 - the endpoint: CODENAV_PYPI_INDEX_URL, PIP_INDEX_URL, pip's config files ``index-url``, then
   pip itself (its built-in default index), asked once. No public index host is written here;
 - resolve: the simple repository API (PEP 691 JSON, PEP 503 HTML fallback). Artifact choice is
-  deterministic and echoed: a pure-Python wheel (``*-none-any.whl``), else the sdist, else the
-  newest wheel by a fixed ordering of file names. Yanked files are skipped unless the version
-  is pinned exactly. The sha256 in the index is verified on download;
-- unpack: a wheel is listed as it is; an sdist loses its one ``{name}-{version}/`` folder.
+  deterministic and echoed (``_choose``, SPEC §3): a compatible pure wheel, else the platform
+  wheel pip would install here (wheeltags.py's tag order), else the sdist, else another
+  platform's wheel, flagged; ``artifact`` ("sdist", "wheel", a file name) overrides. Yanked
+  files are skipped unless the version is pinned exactly. The sha256 in the index is verified
+  on download;
+- unpack: a wheel is listed as it is; an sdist loses its one ``{name}-{version}/`` folder,
+  also when that folder is spelled otherwise but normalises equal (``top_folder_matches``).
 
 Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
 """
