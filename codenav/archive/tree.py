@@ -378,8 +378,9 @@ class Tree:
                     and len(segments) > 1 and self.same_folder is not None and self.same_folder(segments[0])):
                 self.prefix = [segments[0]]  # the same folder, spelled otherwise (ruamel.yaml.clib-0.2.15/)
             if segments[: len(self.prefix)] != self.prefix:
-                if segments and segments[0] not in self.other_tops and len(self.other_tops) < 5:
-                    self.other_tops.append(segments[0])
+                top = segments[0] + ("/" if len(segments) > 1 else "") if segments else ""
+                if top and top not in self.other_tops and len(self.other_tops) < 5:
+                    self.other_tops.append(top)
                 return f"outside the {'/'.join(self.prefix)}/ folder"
             self.in_prefix = True
             segments = segments[len(self.prefix):]
@@ -636,12 +637,12 @@ class Tree:
 
     def result(self) -> Extracted:
         if self.prefix and not self.in_prefix and self.other_tops:
-            found = ", ".join(printable(top) + "/" for top in self.other_tops)
+            found = ", ".join(printable(top) for top in self.other_tops)
             raise CodenavError(
                 "PROTOCOL_ERROR",
                 f"the archive has no {'/'.join(self.prefix)}/ folder, which its name promises (found {found}); "
                 "nothing was cached",
-                details={"expectedFolder": "/".join(self.prefix) + "/", "foundFolders": [printable(t) + "/" for t in self.other_tops]},
+                details={"expectedFolder": "/".join(self.prefix) + "/", "found": [printable(t) for t in self.other_tops]},
             )
         self.finish_links()
         files = sorted(self.files.values(), key=lambda entry: entry.path)

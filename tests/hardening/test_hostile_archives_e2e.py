@@ -219,6 +219,14 @@ def _plant(root: Path) -> None:
     (root / "cache" / "neighbour.txt").write_text("neighbour")
 
 
+def listed_files(result: dict, case: Case) -> dict[str, str | None]:
+    """The stored files a listing shows (path -> link target), after checking that exactly the
+    case's too-large members are listed with their size and ``skipped: "too large"``."""
+    assert {f["path"]: (f["size"], f["skipped"]) for f in result["files"] if "skipped" in f} == {
+        path: (size, "too large") for path, size in case.too_large.items()}
+    return {f["path"]: f.get("linkTarget") for f in result["files"] if "skipped" not in f}
+
+
 def _entries(cache: Path) -> set[str]:
     base = cache / "entries"
     return {p.relative_to(base).as_posix() for p in base.glob("*/*/*")}
@@ -278,9 +286,7 @@ def test_hostile_archive_from_the_registry_never_escapes_the_entry(
         assert result["skipped"]["examples"] == manifest["skipped"][:5]
     else:
         assert "skipped" not in result
-    listed = {f["path"]: f.get("linkTarget") for f in result["files"] if "skipped" not in f}
-    assert {f["path"]: (f["size"], f["skipped"]) for f in result["files"] if "skipped" in f} == {
-        path: (size, "too large") for path, size in case.too_large.items()}
+    listed = listed_files(result, case)
     for path in case.too_large:
         assert not (entry / "tree" / path).exists()
         with pytest.raises(CodenavError) as refused:
