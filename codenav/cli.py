@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 # option -> namespace attribute; every value is kept as the string given, as argparse keeps
 # it (the tools convert them). tests/test_warm_path.py checks this table against the argparse
 # parsers, which stay the definition.
-_TARGET_OPTIONS = {"--repo-url": "repo_url", "--git-ref": "git_ref", "--wait": "wait", "--project": "project"}
+_TARGET_OPTIONS = {"--repo-url": "repo_url", "--git-ref": "git_ref", "--wait": "wait", "--project": "project",
+                   "--artifact": "artifact"}
 _QUICK_OPTIONS = {
     "files": {},
     "read": {"--lines": "lines"},

@@ -23,6 +23,7 @@ MAX_WAIT_MS = 60000
 # The maxLength of schemas/defs.json, enforced here too: CLI arguments do not go through the
 # schema, and an over-long value must be refused before it reaches a URL or git.
 MAX_NAME, MAX_VERSION, MAX_REPO_URL, MAX_GIT_REF, MAX_PATH = 214, 256, 2048, 1024, 4096
+MAX_ARTIFACT = 255
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _VERSION_CHARS = _ALNUM | frozenset(".+_!-")
 
@@ -34,20 +35,21 @@ def _is_version(version: str) -> bool:
 class PackageTarget:
     """A registry package; ``name`` as its registry keys it (npm: as given; PyPI: PEP 503)."""
 
-    __slots__ = ("registry", "name", "version")
+    __slots__ = ("registry", "name", "version", "artifact")
 
-    def __init__(self, registry: str, name: str, version: str | None) -> None:
-        self.registry, self.name, self.version = registry, name, version
+    def __init__(self, registry: str, name: str, version: str | None, artifact: str | None = None) -> None:
+        # artifact: which file of the release ("sdist", "wheel", a file name); None: the registry's choice
+        self.registry, self.name, self.version, self.artifact = registry, name, version, artifact
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, PackageTarget) and (self.registry, self.name, self.version) == (
-            other.registry, other.name, other.version)
+        return isinstance(other, PackageTarget) and (self.registry, self.name, self.version, self.artifact) == (
+            other.registry, other.name, other.version, other.artifact)
 
     def __hash__(self) -> int:
-        return hash((self.registry, self.name, self.version))
+        return hash((self.registry, self.name, self.version, self.artifact))
 
     def __repr__(self) -> str:
-        return f"PackageTarget({self.registry!r}, {self.name!r}, {self.version!r})"
+        return f"PackageTarget({self.registry!r}, {self.name!r}, {self.version!r}, {self.artifact!r})"
 
 
 class GitTarget:
@@ -127,6 +129,9 @@ def from_args(args: dict[str, Any]) -> Target:
     """The target named by MCP-style arguments, enforcing the XOR of SPEC §2.1."""
     has_package = any(args.get(k) is not None for k in ("registry", "package_name", "version"))
     has_git = any(args.get(k) is not None for k in ("repo_url", "git_ref"))
+    artifact = args.get("artifact")
+    if artifact is not None and has_git:
+        raise invalid("artifact chooses a file of a registry release; a git target has none", "artifact")
     if has_package and has_git:
         raise invalid(
             "give either registry + package_name (+ version) or repo_url (+ git_ref), not both", "repo_url"
@@ -163,7 +168,16 @@ def from_args(args: dict[str, Any]) -> Target:
         if check is None or not version.strip() or any(ord(c) < 0x20 or ord(c) == 0x7F for c in version):
             raise invalid(f"{version!r} is not a valid version", "version")
         check(version)
-    return PackageTarget(registry, name, version)
+    if artifact is not None:
+        module = registries.load(registry)
+        if not getattr(module, "ARTIFACT_WORDS", None):
+            raise invalid(f"artifact is for registries whose releases hold several files (pypi); "
+                          f"a {registry} release is one file", "artifact")
+        if (not isinstance(artifact, str) or not artifact or len(artifact) > MAX_ARTIFACT
+                or any(c in artifact for c in "/\\\0") or any(ord(c) < 0x20 for c in artifact)):
+            raise invalid(f"artifact must be {' or '.join(repr(w) for w in module.ARTIFACT_WORDS)} "
+                          f"or a file name of the release (at most {MAX_ARTIFACT} characters)", "artifact")
+    return PackageTarget(registry, name, version, artifact)
 
 
 PROJECT_VARIABLE = "CODENAV_PROJECT_DIR"
@@ -218,7 +232,7 @@ def version_source(target: PackageTarget, args: dict[str, Any]) -> tuple[Package
                       lockfile=locked.file)
     name = registry.normalize_name(locked.name) if locked.name else target.name
     source = {"kind": locked.kind, "file": locked.file, "entry": locked.entry}
-    return PackageTarget(target.registry, name, locked.version), source, list(locked.other_versions), list(locked.warnings)
+    return PackageTarget(target.registry, name, locked.version, target.artifact), source, list(locked.other_versions), list(locked.warnings)
 
 
 def wait_ms(args: dict[str, Any]) -> int:
@@ -261,6 +275,8 @@ def add_cli_options(parser: Any) -> None:
     )
     parser.add_argument("--project", metavar="DIR",
                         help="with no version, read the version DIR's lockfile pins (default: this directory)")
+    parser.add_argument("--artifact", metavar="FILE",
+                        help="which file of a PyPI release: sdist, wheel, or a file name (default: the wheel for this machine)")
     parser.add_argument("--no-project", action="store_true",
                         help="with no version, take the registry's latest, not the project's locked version")
 
@@ -293,6 +309,8 @@ def cli_target(ns: Any, operands: list[str], usage: str) -> tuple[dict[str, Any]
         args["project_dir"] = ""
     elif getattr(ns, "project", None) is not None:
         args["project_dir"] = ns.project
+    if getattr(ns, "artifact", None) is not None:
+        args["artifact"] = ns.artifact
     if ns.repo_url is not None:
         if operands and looks_like_spec(operands[0]):
             raise invalid(

@@ -236,9 +236,10 @@ def _cases() -> list:
         ("over-total-size", FORMATS, Case([File(f"f{i}.bin", b"z" * 400) for i in range(3)],
                                           error=("TOO_LARGE", "more than 1000 bytes"),
                                           options={"limits": Limits(max_total_bytes=1000)})),
-        ("over-file-size", FORMATS, Case([File("ok.txt", b"ok"), File("big.bin", b"\0" * 2000)],
-                                         error=("TOO_LARGE", "'big.bin' is over the 1000-byte limit"),
-                                         options={"limits": Limits(max_file_bytes=1000)})),
+        ("sdist-folder-unrelated", FORMATS,
+         Case([File("something-else-1.0/setup.py", b"s")],
+              error=("PROTOCOL_ERROR", "no requests-2.32.3/ folder, which its name promises (found something-else-1.0/)"),
+              options={"required_prefix": "requests-2.32.3/"})),
         ("implied-dirs-count", ("tar.gz",), Case([File("/".join("abcdefgh") + "/deep.txt", b"x")],
                                                  error=("TOO_LARGE", "entries"),
                                                  options={"limits": Limits(max_files=5)})),
@@ -377,12 +378,52 @@ def test_truncated_or_garbage_archive_is_corrupt(sandbox: Sandbox, fmt: str, cut
 
 @hostile
 def test_gzip_bomb_stops_before_writing(sandbox: Sandbox) -> None:
-    """A small tar.gz declaring 16 MiB of zeros is TOO_LARGE from its header, before a byte is written."""
+    """A small tar.gz declaring 16 MiB of zeros is, from its header alone, listed as too large over the
+    per-file limit and TOO_LARGE over the total limit (tar decompresses what it skips); no byte of it is written."""
     data = tar_bytes([File("zeros.bin", bytes(16 << 20))])
     assert len(data) < 100_000
     outcome = run(sandbox, data, "tar.gz", limits=Limits(max_file_bytes=1 << 20))
-    assert isinstance(outcome, CodenavError) and outcome.code == "TOO_LARGE"
+    assert isinstance(outcome, Extracted)
+    assert outcome.files == [FileEntry("zeros.bin", 16 << 20, False, None)]
+    assert outcome.files[0].skipped == "too large"
     assert on_disk(sandbox.dest) == {}
+    outcome = run(sandbox, data, "tar.gz", limits=Limits(max_file_bytes=1 << 20, max_total_bytes=1 << 20))
+    assert isinstance(outcome, CodenavError) and outcome.code == "TOO_LARGE"
+    assert "CODENAV_MAX_EXTRACTED_BYTES" in outcome.message
+    assert on_disk(sandbox.dest) == {}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_member_over_the_file_limit_is_listed_not_written(sandbox: Sandbox, fmt: str) -> None:
+    """One member over the per-file limit is listed with its size and skipped "too large"; the others are written."""
+    members: list[Member] = [File("ok.txt", b"ok"), File("big.bin", b"\0" * 2000), File("z.txt", b"z")]
+    outcome = run(sandbox, build(fmt, members), fmt, limits=Limits(max_file_bytes=1000))
+    assert isinstance(outcome, Extracted), outcome
+    assert [(f.path, f.size, f.skipped) for f in outcome.files] == [
+        ("big.bin", 2000, "too large"), ("ok.txt", 2, None), ("z.txt", 1, None)]
+    assert on_disk(sandbox.dest) == {"ok.txt": b"ok", "z.txt": b"z"}
+    assert outcome.skipped == []
+
+
+def test_zip_member_over_the_file_limit_does_not_count_towards_the_total(sandbox: Sandbox) -> None:
+    """A zip member over the per-file limit is never read, so it does not count towards the extracted total; a tar one does."""
+    members: list[Member] = [File("ok.txt", b"o" * 600), File("big.bin", b"\0" * 2000)]
+    limits = Limits(max_file_bytes=1000, max_total_bytes=1500)
+    outcome = run(sandbox, build("zip", members), "zip", limits=limits)
+    assert isinstance(outcome, Extracted) and entries(outcome)["big.bin"].skipped == "too large"
+    outcome = run(sandbox, build("tar.gz", members), "tar.gz", limits=limits)
+    assert isinstance(outcome, CodenavError) and outcome.code == "TOO_LARGE"
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_sdist_folder_spelled_otherwise_is_taken_when_it_is_the_same(sandbox: Sandbox, fmt: str) -> None:
+    """A top folder that ``same_folder`` accepts stands for the required prefix; other top folders stay outside."""
+    members: list[Member] = [File("ruamel.yaml.clib-0.2.15/setup.py", b"s"), File("stray/x.py", b"x")]
+    outcome = run(sandbox, build(fmt, members), fmt, required_prefix="ruamel_yaml_clib-0.2.15/",
+                  same_folder=lambda found: found == "ruamel.yaml.clib-0.2.15")
+    assert isinstance(outcome, Extracted), outcome
+    assert [f.path for f in outcome.files] == ["setup.py"]
+    assert reasons(outcome) == {"stray/x.py": "outside the ruamel.yaml.clib-0.2.15/ folder"}
 
 
 @hostile
@@ -550,11 +591,12 @@ def test_extract_reads_limits_from_env_when_none_given(sandbox: Sandbox, monkeyp
 
 
 def test_zip_declared_size_is_checked_per_file(sandbox: Sandbox) -> None:
-    """A zip member whose declared size is over the per-file limit is refused before anything is written."""
+    """A zip member whose declared size is over the per-file limit is never read: listed as too large, not written."""
     outcome = run(sandbox, zip_bytes([File("small", b"s"), File("large", b"L" * 5000)]), "zip",
                   limits=Limits(max_file_bytes=4096))
-    assert isinstance(outcome, CodenavError) and outcome.code == "TOO_LARGE" and "'large'" in outcome.message
-    assert on_disk(sandbox.dest) == {}
+    assert isinstance(outcome, Extracted)
+    assert [(f.path, f.size, f.skipped) for f in outcome.files] == [("large", 5000, "too large"), ("small", 1, None)]
+    assert on_disk(sandbox.dest) == {"small": b"s"}
 
 
 def test_zip_file_count_checked_from_central_directory(sandbox: Sandbox) -> None:

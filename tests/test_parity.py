@@ -87,7 +87,10 @@ def world(tmp_path_factory):
         npm.publish("tampered", "1.0.0", {"a.js": b"1"})
         npm.packages["tampered"]["1.0.0"].tarball = npm.packages["demo"]["1.0.0"].tarball
         npm.publish("evil", "1.0.0", {}, tarball=_tgz([("package/ok.js", b""), ("package/../../escape", b"x")]))
-        npm.publish("huge", "1.0.0", {"zeros.bin": bytes(3 * 1024 * 1024)})
+        # Each file under the per-file limit, together over the extracted total: TOO_LARGE.
+        npm.publish("huge", "1.0.0", {f"zeros{i}.bin": bytes(900 * 1024) for i in range(3)})
+        # One file over the per-file limit: listed as too large, the rest served (SPEC §3.7).
+        npm.publish("bigmember", "1.0.0", {"zeros.bin": bytes(1536 * 1024), "index.js": b"x = 1;\n"})
         npm.publish("slow", "1.0.0", {"a.js": b""})
         npm.publish("changed", "1.0.0", {"a.js": b"one\ntwo\n", "gone.txt": b"x", "logo.png": b"\x89PNG\0\1",
                                          "lib/old.js": b"same\n"})
@@ -105,6 +108,7 @@ def world(tmp_path_factory):
                "HOME": str(base), "CODENAV_NPM_REGISTRY": npm.url, "CODENAV_PYPI_INDEX_URL": dead_url + "/simple/",
                "CODENAV_GREP_APP_URL": grep.url, "CODENAV_GITHUB_API_URL": gh_server.url,
                "CODENAV_GREP_APP_TIMEOUT": "1", "CODENAV_MAX_FILE_BYTES": str(1024 * 1024),
+               "CODENAV_MAX_EXTRACTED_BYTES": str(2 * 1024 * 1024),
                "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "gh").exists())}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         npm.tarball_delay = 0.0
@@ -144,6 +148,7 @@ DEMO = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
      "INTEGRITY_ERROR"),
     ({"registry": "npm", "package_name": "evil", "version": "1.0.0"}, ["files", "npm:evil@1.0.0"], "UNSAFE_ARCHIVE"),
     ({"registry": "npm", "package_name": "huge", "version": "1.0.0"}, ["files", "npm:huge@1.0.0"], "TOO_LARGE"),
+    ({"registry": "npm", "package_name": "bigmember", "version": "1.0.0"}, ["files", "npm:bigmember@1.0.0"], None),
     ({"registry": "pypi", "package_name": "anything"}, ["files", "pypi:anything"], "NETWORK"),
 ])
 def test_list_files_parity(world, arguments, argv, code):
@@ -177,6 +182,8 @@ def test_indexing_parity(world):
     ({**DEMO, "path": "empty.txt"}, ["read", "npm:demo@1.0.0", "empty.txt"], None),
     ({**DEMO, "path": "big.txt"}, ["read", "npm:demo@1.0.0", "big.txt"], None),
     ({**DEMO, "path": "nope.js"}, ["read", "npm:demo@1.0.0", "nope.js"], "FILE_NOT_FOUND"),
+    ({"registry": "npm", "package_name": "bigmember", "version": "1.0.0", "path": "zeros.bin"},
+     ["read", "npm:bigmember@1.0.0", "zeros.bin"], "TOO_LARGE"),
     ({**DEMO, "path": "index.js", "start_line": 9}, ["read", "npm:demo@1.0.0", "index.js", "--lines", "9-"],
      "INVALID_ARGUMENT"),
     ({**DEMO, "path": "../x"}, ["read", "npm:demo@1.0.0", "../x"], "INVALID_ARGUMENT"),
@@ -192,6 +199,8 @@ def test_read_file_parity(world, arguments, argv, code):
     ({**DEMO, "path": "index.js", "pattern": r"\d+"}, ["grep", "npm:demo@1.0.0", r"\d+", "index.js"], None),
     ({**DEMO, "path": "logo.png", "pattern": "x"}, ["grep", "npm:demo@1.0.0", "x", "logo.png"], None),
     ({**DEMO, "path": "nope.js", "pattern": "x"}, ["grep", "npm:demo@1.0.0", "x", "nope.js"], "FILE_NOT_FOUND"),
+    ({"registry": "npm", "package_name": "bigmember", "version": "1.0.0", "path": "zeros.bin", "pattern": "x"},
+     ["grep", "npm:bigmember@1.0.0", "x", "zeros.bin"], "TOO_LARGE"),
     ({**DEMO, "path": "index.js", "pattern": "a\nb"}, ["grep", "npm:demo@1.0.0", "a\nb", "index.js"],
      "INVALID_ARGUMENT"),
 ])

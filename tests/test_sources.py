@@ -150,15 +150,16 @@ def test_pypi_prefers_the_pure_wheel_and_lists_it_as_is(pypi):
     pypi.add_wheel("demo", "1.0", {"demo/__init__.py": b"x = 1\n", "demo-1.0.dist-info/METADATA": b"Name: demo\n"})
     result = list_files.run({"registry": "pypi", "package_name": "Demo", "version": "1.0"})
     assert result["target"] == {"registry": "pypi", "name": "demo", "version": "1.0",
-                                "artifact": "demo-1.0-py3-none-any.whl", "verified": True,
+                                "artifact": "demo-1.0-py3-none-any.whl", "artifactReason": "pure-wheel",
+                                "verified": True,
                                 "verification": "sha256 of the downloaded file matches the sha256 the index lists",
                                 "versionSource": {"kind": "exact", "spec": "1.0"}}
     assert [f["path"] for f in result["files"]] == ["demo-1.0.dist-info/METADATA", "demo/__init__.py"]
 
 
 def test_pypi_sdist_loses_its_one_folder_when_no_pure_wheel(pypi):
-    """Without a pure wheel the sdist is used and its {name}-{version}/ folder removed."""
-    pypi.add("demo", "demo-1.0-cp311-cp311-manylinux_2_17_x86_64.whl", b"not used")
+    """Without a wheel for this machine the sdist is used and its {name}-{version}/ folder removed."""
+    pypi.add("demo", "demo-1.0-cp27-cp27m-win32.whl", b"not used")
     pypi.add_sdist("demo", "1.0", {"setup.py": b"", "src/demo.py": b""})
     result = list_files.run({"registry": "pypi", "package_name": "demo"})
     assert result["target"]["artifact"] == "demo-1.0.tar.gz"

@@ -28,10 +28,13 @@ The policy, one line each:
   entry of another kind is skipped and reported. Names differing only in case are both kept
   (a case-insensitive file system makes the second one a reported collision).
 - Limits (``Limits``, overridable by environment): ``max_files`` bounds every entry we create
-  or report (archive members plus implied directories), ``max_file_bytes`` one regular
-  member, ``max_total_bytes`` the sum of all regular members, kept or skipped (a skipped tar
-  member is still decompressed). Declared sizes are checked before anything is written and
-  real bytes are counted while writing, so a bomb stops at the limit (``TOO_LARGE``).
+  or report (archive members plus implied directories), ``max_total_bytes`` the sum of all
+  regular members, kept or skipped (a skipped tar member is still decompressed; a zip member
+  over the per-file limit is never read and does not count). A regular member declared over
+  ``max_file_bytes`` is not written but listed (``FileEntry.skipped == "too large"``, with
+  its declared size): one huge library never costs the package. Declared sizes are checked
+  before anything is written and real bytes are counted while writing, so a member that lies
+  about its size (a bomb) stops at the limit and fails the archive (``TOO_LARGE``).
 - A corrupt or truncated archive is ``UNSAFE_ARCHIVE`` ("the archive is corrupt"); a zip
   member failing its CRC-32 is ``INTEGRITY_ERROR``; zip entries whose local records overlap
   (the zip-bomb construction) are ``UNSAFE_ARCHIVE``.
@@ -42,6 +45,7 @@ absolute path. On an error ``dest`` is left half-written: the caller deletes it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from .tree import CHUNK_SIZE, Extracted, FileEntry, Limits, Tree, printable
@@ -49,12 +53,15 @@ from .tree import CHUNK_SIZE, Extracted, FileEntry, Limits, Tree, printable
 
 def extract(archive: Path, dest: Path, *, fmt: str, strip_components: int = 0,
             required_prefix: str | None = None, limits: Limits | None = None,
-            percent_names: bool = False) -> Extracted:
+            percent_names: bool = False, same_folder: Callable[[str], bool] | None = None) -> Extracted:
     """Extract ``archive`` (``fmt`` "tar" or "zip") into the existing directory ``dest``.
 
     ``strip_components`` drops that many leading components of every name (npm: 1, whatever
     the folder is called); ``required_prefix`` keeps only entries under that folder and removes
-    it (sdists: ``"{name}-{version}/"``). ``percent_names`` (zip only) decodes %-escaped entry
+    it (sdists: ``"{name}-{version}/"``); ``same_folder(found)`` says whether a top folder spelled
+    otherwise is that folder all the same (PyPI: equal after PEP 503 and PEP 440 normalisation),
+    and when no entry lies under the folder at all the archive is PROTOCOL_ERROR naming the
+    folders found, never an empty tree. ``percent_names`` (zip only) decodes %-escaped entry
     names before every rule above applies to them (zip.percent_decoded). Raises CodenavError UNSAFE_ARCHIVE, TOO_LARGE or
     INTEGRITY_ERROR; on an error ``dest`` may hold a partial tree, which the caller deletes.
     """
@@ -68,6 +75,7 @@ def extract(archive: Path, dest: Path, *, fmt: str, strip_components: int = 0,
         if not prefix or ".." in prefix:
             raise ValueError(f"bad required_prefix {required_prefix!r}")
     tree = Tree(dest, limits or Limits.from_env(), strip_components, prefix)
+    tree.same_folder = same_folder
     if fmt == "tar":
         from .tar import extract_tar
 

@@ -93,6 +93,8 @@ class FileEntry:
     # sha256 of the bytes written (hex), computed while writing: the manifest keeps it so that
     # two versions can be compared without reading a file twice. None for links.
     sha256: str | None = field(default=None, compare=False)
+    # "too large": a member over the per-file limit, listed with its size but not written (SPEC §3)
+    skipped: str | None = field(default=None, compare=False)
 
 
 @dataclass
@@ -278,6 +280,10 @@ class Tree:
         self.skipped: list[dict[str, str]] = []
         self.entries = 0
         self.total = 0
+        self.reads_skipped = False  # the format decompresses a skipped member anyway (tar): it counts
+        self.same_folder: Callable[[str], bool] | None = None  # a differently spelled top folder that is the prefix
+        self.in_prefix = False  # some entry lay under the required folder
+        self.other_tops: list[str] = []  # top folders found instead, for the error
 
     # limits
 
@@ -326,7 +332,13 @@ class Tree:
         """Place one member: written, recorded, or skipped and reported."""
         self.count(member.name)
         segments = _segments(member.name)
-        if member.kind == "file":
+        if member.kind == "file" and member.size > self.limits.max_file_bytes:
+            # Over the per-file limit: listed, not written (add_file). Its bytes count towards the
+            # total only where the format makes us decompress them anyway (tar).
+            if self.reads_skipped:
+                self.check_total(member.name, self.total + member.size)
+                self.total += member.size
+        elif member.kind == "file":
             # Limits apply to every regular member, kept or skipped: its data is read anyway.
             self.reserve(member.name, member.size)
         if member.kind == "skip":
@@ -362,8 +374,15 @@ class Tree:
         if self.strip:
             segments = segments[self.strip:]
         if self.prefix:
+            if (segments[: len(self.prefix)] != self.prefix and not self.in_prefix and len(self.prefix) == 1
+                    and len(segments) > 1 and self.same_folder is not None and self.same_folder(segments[0])):
+                self.prefix = [segments[0]]  # the same folder, spelled otherwise (ruamel.yaml.clib-0.2.15/)
             if segments[: len(self.prefix)] != self.prefix:
+                top = segments[0] + ("/" if len(segments) > 1 else "") if segments else ""
+                if top and top not in self.other_tops and len(self.other_tops) < 5:
+                    self.other_tops.append(top)
                 return f"outside the {'/'.join(self.prefix)}/ folder"
+            self.in_prefix = True
             segments = segments[len(self.prefix):]
         return segments
 
@@ -417,7 +436,9 @@ class Tree:
         # Same kind: the last entry wins, as tar and unzip do; say so.
         self.skip(name, "duplicate path: this later entry replaced an earlier one")
         if kind == "file":
-            os.unlink(self.full(path))
+            earlier = self.files.get(path)
+            if earlier is None or earlier.skipped is None:  # a skipped one never reached the disk
+                os.unlink(self.full(path))
             del self.kinds[path]
             self.files.pop(path, None)
         return None
@@ -455,6 +476,11 @@ class Tree:
             self.skip(name, reason)
             return
         mode = _EXEC_MODE if member.executable else _FILE_MODE
+        if member.size > self.limits.max_file_bytes:
+            self.kinds[path] = "file"
+            self.files[path] = FileEntry(path, member.size, False, None, None, "too large")
+            self.modes[path] = mode
+            return
         fd = self.create(name, path, mode)
         if isinstance(fd, str):
             self.skip(name, fd)
@@ -533,6 +559,15 @@ class Tree:
         if target == path:
             self.skip(name, "the hardlink points at itself")
             return
+        if entry.skipped is not None:
+            reason = self.claim(name, segments, "file")
+            if reason:
+                self.skip(name, reason)
+                return
+            self.kinds[path] = "file"
+            self.files[path] = FileEntry(path, entry.size, False, None, None, entry.skipped)
+            self.modes[path] = self.modes[target]
+            return
         self.reserve(name, entry.size)
         reason = self.claim(name, segments, "file")
         if reason:
@@ -601,6 +636,14 @@ class Tree:
                 self.files[path] = FileEntry(path, 0, False, target)
 
     def result(self) -> Extracted:
+        if self.prefix and not self.in_prefix and self.other_tops:
+            found = ", ".join(printable(top) for top in self.other_tops)
+            raise CodenavError(
+                "PROTOCOL_ERROR",
+                f"the archive has no {'/'.join(self.prefix)}/ folder, which its name promises (found {found}); "
+                "nothing was cached",
+                details={"expectedFolder": "/".join(self.prefix) + "/", "found": [printable(t) for t in self.other_tops]},
+            )
         self.finish_links()
         files = sorted(self.files.values(), key=lambda entry: entry.path)
         skipped = sorted(self.skipped, key=lambda item: (item["path"], item["reason"]))

@@ -168,11 +168,11 @@ def extract_zip(archive_path: Path, tree: Tree, *, percent_names: bool = False) 
                     "TOO_LARGE", f"the archive has {len(infos)} entries, more than {tree.limits.max_files} "
                     f"(CODENAV_MAX_FILES)", details={"limit": tree.limits.max_files, "variable": "CODENAV_MAX_FILES"},
                 )
-            # Every declared size is known up front: refuse a bomb before writing a byte.
+            # Every declared size is known up front: refuse a bomb before writing a byte. A member
+            # over the per-file limit is never read, so it is listed as skipped and costs nothing.
             declared_total = 0
             for info in infos:
-                if not info.is_dir():
-                    tree.check_file_size(_zip_name(info), info.file_size)
+                if not info.is_dir() and info.file_size <= tree.limits.max_file_bytes:
                     declared_total += info.file_size
                     tree.check_total(_zip_name(info), declared_total)
             methods = _zip_methods()

@@ -1,7 +1,8 @@
 """Aliases: what a request resolved to (SPEC §3), read on every warm call.
 
-An alias is ``registry|endpoint|name|version`` (the version as asked, empty for latest) and
-names a published entry. An exact version (the registry module's ``is_exact``) is kept
+An alias is ``registry|endpoint|name|version`` (the version as asked, empty for latest), plus
+what else decides the file where the registry says so (PyPI's ``alias_extra``: the artifact
+asked for and the machine a wheel is chosen for), and names a published entry. An exact version (the registry module's ``is_exact``) is kept
 forever; a dist-tag or an omitted version is re-resolved after ``CODENAV_RESOLVE_TTL``
 seconds (default 300: npm caches packuments five minutes too). Imports only ``os`` and
 ``time`` at load.
@@ -32,7 +33,9 @@ def alias_of(target: PackageTarget) -> tuple[str, float | None]:
     registry = registries.load(target.registry)
     exact = target.version is not None and registry.is_exact(target.version)
     ttl = None if exact else float(os.environ.get("CODENAV_RESOLVE_TTL", RESOLVE_TTL))
-    return f"{target.registry}|{registry.endpoint()}|{target.name}|{target.version or ''}", ttl
+    extra = getattr(registry, "alias_extra", None)
+    tail = extra(target.artifact) if extra is not None else ""
+    return f"{target.registry}|{registry.endpoint()}|{target.name}|{target.version or ''}{tail}", ttl
 
 
 def alias_path(alias: str) -> str:

@@ -97,7 +97,9 @@ def _build_locked(job: dict[str, Any]) -> str:
 
     from .. import registries
 
-    artifact = registries.load(job["registry"]).resolve(job["name"], job.get("version"))
+    choice = {"artifact": job["artifact"]} if job.get("artifact") is not None else {}
+    registry = registries.load(job["registry"])
+    artifact = registry.resolve(job["name"], job.get("version"), **choice)
     if store.find(artifact.key) is None:
         from . import lazy
         from .download import fetch_artifact
@@ -108,10 +110,14 @@ def _build_locked(job: dict[str, Any]) -> str:
         def fetch(download: Path) -> None:
             fetch_artifact(artifact, download, progress_until=job.get("progressUntil"))
 
+        matches = getattr(registry, "top_folder_matches", None)
+        same_folder = (lambda found: matches(artifact, found)) if matches is not None else None
+
         def listing(build_dir: Path, tree: Path) -> str:
             return store.manifest_text(*lazy.build(artifact, build_dir, tree, limits), fields=lazy.FIELDS)
 
-        _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits, ranged=listing if ranged else None)
+        _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits,
+                 ranged=listing if ranged else None, same_folder=same_folder)
     aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
     _derive_late(artifact.key)
     return artifact.key
@@ -121,11 +127,12 @@ class _Cleared(Exception):
     """``codenav cache clear`` moved the build directory away mid-build (never leaves this module)."""
 
 
-def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any, ranged: Any = None) -> None:
+def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any, ranged: Any = None,
+             same_folder: Any = None) -> None:
     path, owner = _owned_tempdir(cache_subdir("tmp"), key)
     work = Path(path)
     try:
-        _build_in(work, key, target_echo, fetch, unpack, limits, ranged)
+        _build_in(work, key, target_echo, fetch, unpack, limits, ranged, same_folder)
     except Exception:
         if not work.exists():
             # clear() renames tmp/ away whole: whatever failed, it failed because of that.
@@ -137,10 +144,11 @@ def _publish(key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any, 
 
 
 def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, limits: Any,
-              ranged: Any = None) -> None:
+              ranged: Any = None, same_folder: Any = None) -> None:
     """Download into ``work``, extract, write the manifest and sidecars, publish by one rename.
     With ``ranged(build_dir, tree) -> manifest text`` nothing is downloaded: the entry is
-    listed by byte range (cache/lazy.py)."""
+    listed by byte range (cache/lazy.py). ``same_folder(found)`` tells whether a top folder
+    spelled otherwise is the one the unpack recipe requires (pypi.top_folder_matches)."""
     build_dir = work / "entry"
     tree = build_dir / "tree"
     if ranged is not None:
@@ -163,14 +171,16 @@ def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, 
         download = inner
     extracted = archive.extract(download, tree, fmt=unpack.fmt, strip_components=unpack.strip_components,
                                 required_prefix=unpack.required_prefix, limits=limits,
-                                percent_names=unpack.percent_names)
+                                percent_names=unpack.percent_names, same_folder=same_folder)
     download.unlink()
     rows = [
         [f.path, f.size, language_for(f.path), file_type_for(f.path, f.binary, f.link is not None),
-         f.binary, f.link, f.sha256]
+         f.binary, f.link, f.sha256, *((f.skipped,) if f.skipped else ())]
         for f in extracted.files
     ]
-    atomic_write(str(build_dir / "manifest.json"), store.manifest_text(target_echo, rows, extracted.skipped))
+    large = {"maxFileBytes": limits.max_file_bytes} if any(f.skipped for f in extracted.files) else {}
+    atomic_write(str(build_dir / "manifest.json"),
+                 store.manifest_text(target_echo, rows, extracted.skipped, **large))
     _finish(key, build_dir)
 
 

@@ -45,7 +45,8 @@ def open_target(target: Target, wait_ms: int) -> store.Entry:
     if found is not None:
         return found
     job = {"kind": "package", "registry": target.registry, "name": target.name,
-           "version": target.version, "ttl": ttl, "alias": alias}
+           "version": target.version, "ttl": ttl, "alias": alias,
+           **({"artifact": target.artifact} if target.artifact is not None else {})}
     return _index_and_wait(job, wait_ms)
 
 

@@ -6,7 +6,9 @@ imports nothing heavier than ``os``: no ``json`` (``paths.read_json`` decodes wi
 
 An entry is a directory holding ``manifest.json`` and ``tree/`` (the files). The manifest is
 ``{"version", "fields", "target", "files", "skipped"}``; each row of ``files`` is a list whose
-meaning ``fields`` names: ``path, size, language, fileType, binary, link, sha256`` (version 2).
+meaning ``fields`` names: ``path, size, language, fileType, binary, link, sha256`` (version 2),
+and an eighth (``optionalFields``), ``skipped``, only on a file listed but not stored (``"too large"``: over the
+per-file limit, which the manifest then records as ``maxFileBytes``; SPEC §3).
 Version 1 manifests (no ``fields``, no sha256) are still read; a manifest of any other version
 is never misread: ``find`` answers None, so the target is indexed again and the new entry
 replaces the old one.
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 MANIFEST_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 FIELDS = ("path", "size", "language", "fileType", "binary", "link", "sha256")
+OPTIONAL_FIELDS = ("skipped",)  # trailing, present only on the rows that have them
 LISTING = "paths.txt"
 _VERSION_HEAD = b'{"version":'
 _LISTING_HEADER = "codenav-listing 1"  # then " files=N skipped=M", a newline, one path per line
@@ -59,7 +62,7 @@ class Row(tuple):
     binary = property(lambda self: self[4])
     link = property(lambda self: self[5])
     sha256 = property(lambda self: self[6] if len(self) > 6 else None)
-    # "too large": listed with its size, never written or fetched (over CODENAV_MAX_FILE_BYTES).
+    # Why the file is listed but not stored ("too large"); None (absent) for a stored file.
     skipped = property(lambda self: self[7] if len(self) > 7 else None)
 
 
@@ -168,8 +171,8 @@ class Entry:
                     "FILE_NOT_FOUND", f"{path} is a symlink to {row.link}, which this target does not ship",
                     details={"filePath": path},
                 ) from None
-        if row.skipped:
-            raise too_large_member(row)
+        if row.skipped is not None:
+            raise self.not_stored(row)
         try:
             with open(os.path.join(self.path, "tree", row.path), "rb") as handle:
                 return row, handle.read()
@@ -180,16 +183,20 @@ class Entry:
 
         return row, fetch_member(self, row)
 
-
-def too_large_member(row: Row) -> CodenavError:
-    """TOO_LARGE for a member listed as skipped: over the per-file limit, so never written."""
-    raw = os.environ.get("CODENAV_MAX_FILE_BYTES", "").strip()
-    limit = int(raw) if raw.isdigit() else 50 << 20  # archive.Limits' default, without importing it
-    return CodenavError(
-        "TOO_LARGE", f"{row.path} ({row.size} bytes) is over the per-file limit (CODENAV_MAX_FILE_BYTES), so it "
-        "was not stored; raise CODENAV_MAX_FILE_BYTES and clear the cache to read it",
-        details={"path": row.path, "size": row.size, "limitBytes": limit, "variable": "CODENAV_MAX_FILE_BYTES"},
-    )
+    def not_stored(self, row: Row) -> CodenavError:
+        """TOO_LARGE for a file listed but not stored: what it is, the limit, the variable."""
+        variable = "CODENAV_MAX_FILE_BYTES"
+        limit = self.manifest.get("maxFileBytes")
+        if not isinstance(limit, int):  # a ranged entry: the limit of this process (archive.Limits' default)
+            raw = os.environ.get(variable, "").strip()
+            limit = int(raw) if raw.isdigit() else 50 << 20
+        return CodenavError(
+            "TOO_LARGE",
+            f"{row.path} is {row.size} bytes, over the {limit}-byte limit for one file, so it was listed but not extracted; raise {variable} "
+            f"and index the package again (codenav cache clear) to read it",
+            details={"path": row.path, "size": row.size, "limitBytes": limit, "variable": variable,
+                     "action": f"raise {variable} above {row.size}, clear the cache, and retry"},
+        )
 
 
 def suggestions(path: str, paths: list[str]) -> list[str]:
@@ -248,13 +255,18 @@ def manifest_version(path: str) -> int | None:
 
 
 def manifest_text(target: dict[str, Any], rows: list[list], skipped: list[dict[str, str]],
-                  extra: dict[str, Any] | None = None, fields: tuple[str, ...] = FIELDS) -> str:
+                  extra: dict[str, Any] | None = None, fields: tuple[str, ...] = FIELDS,
+                  maxFileBytes: int | None = None) -> str:  # noqa: N803 — the manifest's own key
     """The manifest of a new entry: its version first, so ``manifest_version`` is cheap.
-    ``extra`` adds top-level keys (``ranged``: cache/lazy.py)."""
+    ``extra`` adds top-level keys (``ranged``: cache/lazy.py); ``maxFileBytes``: the per-file
+    limit, recorded when a row is ``skipped`` "too large"."""
     import json
 
-    rest = json.dumps({"fields": list(fields), "target": target, "files": rows, "skipped": skipped, **(extra or {})},
-                      sort_keys=True, separators=(",", ":"))
+    doc: dict[str, Any] = {"fields": list(fields), "optionalFields": list(OPTIONAL_FIELDS), "target": target,
+                           "files": rows, "skipped": skipped, **(extra or {})}
+    if maxFileBytes is not None:
+        doc["maxFileBytes"] = maxFileBytes
+    rest = json.dumps(doc, sort_keys=True, separators=(",", ":"))
     return _VERSION_HEAD.decode() + str(MANIFEST_VERSION) + "," + rest[1:]
 
 
@@ -266,7 +278,9 @@ def write_listing(entry: Entry, out_path: str) -> None:
     # so the warning (SPEC §2.1); `flagged` makes ``listing`` decline, as any reader that
     # knows only four fields does.
     target = entry.manifest.get("target") or {}
-    flagged = " flagged" if target.get("yanked") or target.get("deprecated") else ""
+    # So does an entry with files over the per-file limit: its listing carries that note.
+    flagged = (" flagged" if target.get("yanked") or target.get("deprecated") or any(len(r) > 7 and r[7] for r in rows)
+               else "")
     with open(out_path, "w", encoding="utf-8") as handle:
         handle.write(f"{_LISTING_HEADER} files={len(rows)} skipped={len(entry.manifest['skipped'])}{flagged}\n{body}")
 

@@ -76,6 +76,9 @@ class Artifact(NamedTuple):
     # trusted-host, config/trust.py): the digest came over the same unchecked connection, so
     # the echo says ``verified: false`` and why (SPEC §8.1).
     insecure: str | None = None
+    # Why this file of the release was taken, echoed in ``target`` (SPEC §3): ``artifactReason``,
+    # and ``platformMatch: false`` for a wheel built for another machine.
+    choice: dict[str, Any] | None = None
 
     @property
     def key(self) -> str:
@@ -94,6 +97,8 @@ class Artifact(NamedTuple):
             echo["yanked"] = self.yanked
         if self.deprecated:
             echo["deprecated"] = self.deprecated
+        if self.choice:
+            echo.update(self.choice)
         return echo
 
 

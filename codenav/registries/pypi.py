@@ -8,11 +8,14 @@ Everything codenav knows about PyPI is here (the registry protocol of registries
 - the endpoint: CODENAV_PYPI_INDEX_URL, PIP_INDEX_URL, ``index-url`` from pip's config files
   in pip's order (config/pipconf.py: ``[global]`` then ``[download]``), then pip itself (its built-in default index), asked once. No public index host is written here;
 - resolve: the simple repository API (PEP 691 JSON, PEP 503 HTML fallback). Artifact choice is
-  deterministic and echoed: a pure-Python wheel (``*-none-any.whl``), else the sdist, else the
-  newest wheel by a fixed ordering of file names. Yanked files are skipped unless the version
-  is pinned exactly. The sha256 in the index is verified on download; the PEP 700 ``size`` of
-  the JSON API is kept (``Artifact.size``) so the download limit is decided before downloading;
-- unpack: a wheel is listed as it is; an sdist loses its one ``{name}-{version}/`` folder.
+  deterministic and echoed (``_choose``, SPEC §3): a compatible pure wheel, else the platform
+  wheel pip would install here (wheeltags.py's tag order), else the sdist, else another
+  platform's wheel, flagged; ``artifact`` ("sdist", "wheel", a file name) overrides. Yanked
+  files are skipped unless the version is pinned exactly. The sha256 in the index is verified
+  on download; the PEP 700 ``size`` of the JSON API is kept (``Artifact.size``) so the
+  download limit is decided before downloading;
+- unpack: a wheel is listed as it is; an sdist loses its one ``{name}-{version}/`` folder,
+  also when that folder is spelled otherwise but normalises equal (``top_folder_matches``).
 
 Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
 """
@@ -212,19 +215,124 @@ def _version_of(filename: str, project: str) -> str | None:
     return m.group("version")
 
 
-def _choose(files: list[dict]) -> dict:
-    wheels = [f for f in files if f["filename"].endswith(".whl")]
-    pure = sorted((f for f in wheels if f["filename"][:-4].endswith("-none-any")), key=lambda f: f["filename"])
+TAGS_VARIABLE = "CODENAV_WHEEL_TAGS"  # comma-separated wheel tags, best first, instead of this machine's
+ARTIFACT_WORDS = ("sdist", "wheel")
+
+
+def alias_extra(artifact: str | None) -> str:
+    """What decides the file besides name and version, for the alias (cache/aliases.py): the
+    artifact asked for and the machine the wheel is chosen for (interpreter and OS; an exotic
+    change within them, such as a glibc upgrade, is seen on the next resolution of a latest)."""
+    import sys
+
+    machine = os.environ.get(TAGS_VARIABLE) or f"{sys.implementation.cache_tag}-{sys.platform}"
+    return f"|{artifact or ''}|{machine}"
+
+
+def _machine_tags() -> list[str]:
+    given = os.environ.get(TAGS_VARIABLE)
+    if given:
+        return [t.strip().lower() for t in given.split(",") if t.strip()]
+    from .wheeltags import sys_tags
+
+    return sys_tags()
+
+
+def _build_rank(build: str) -> int:
+    """A wheel's build tag as a sort key: the highest build number first, none last (pip)."""
+    digits = build[:len(build) - len(build.lstrip("0123456789"))]
+    return -int(digits) if digits else 1
+
+
+def _family(platform: str) -> tuple[str, str]:
+    """(OS family, arch) of a wheel platform tag, arch names unified (amd64 = x86_64)."""
+    family = ("windows" if platform.startswith("win") else "macos" if platform.startswith("macosx")
+              else "linux" if "linux" in platform else platform)
+    arch = platform.rsplit("_", 1)[-1] if family != "windows" else platform.partition("_")[2]
+    if platform.endswith(("x86_64", "amd64")):
+        arch = "x86_64"
+    elif platform.endswith(("arm64", "aarch64")):
+        arch = "arm64"
+    return family, arch
+
+
+def _choose(files: list[dict], tags: list[str], artifact: str | None = None,
+            what: str = "this release") -> tuple[dict, dict]:
+    """The file to read and why (SPEC §3, "Which file of a release"): a compatible pure wheel;
+    else the best compatible platform wheel by the tag order (pip's pick here); else the sdist;
+    else another platform's wheel, flagged. ``artifact`` ("sdist", "wheel" or a file name)
+    overrides; never by file-name string order alone."""
+    from .wheeltags import wheel_tags
+
+    rank = {tag: index for index, tag in enumerate(tags)}
+    wheels, sdists = [], []
+    for f in files:
+        if f["filename"].endswith(".whl"):
+            file_tags, build = wheel_tags(f["filename"])
+            best = min((rank[t] for t in file_tags if t in rank), default=None)
+            pure = bool(file_tags) and all(t.endswith("-none-any") for t in file_tags)
+            wheels.append((f, file_tags, build, best, pure))
+        elif _sdist_match(f["filename"]):
+            sdists.append(f)
+    sdists.sort(key=lambda f: (not f["filename"].endswith(".tar.gz"), f["filename"]))
+    if artifact not in (None, *ARTIFACT_WORDS):
+        for f, _, _, best, _ in wheels:
+            if f["filename"] == artifact:
+                return f, {"artifactReason": "requested", **({"platformMatch": False} if best is None else {})}
+        for f in sdists:
+            if f["filename"] == artifact:
+                return f, {"artifactReason": "requested"}
+        names = sorted(f["filename"] for f in files)
+        raise invalid(f"{what} has no file {artifact!r}; its files are: {', '.join(names[:20])}"
+                      + (f" (and {len(names) - 20} more)" if len(names) > 20 else ""),
+                      "artifact", availableArtifacts=names[:100],
+                      action="give one of availableArtifacts, or 'wheel' or 'sdist'")
+    if artifact == "sdist":
+        if not sdists:
+            raise invalid(f"{what} has no sdist; its files are: {', '.join(sorted(f['filename'] for f in files)[:20])}",
+                          "artifact", action="omit artifact, or give 'wheel' or one of the wheel file names")
+        return sdists[0], {"artifactReason": "sdist"}
+
+    def by_rank(item: tuple) -> tuple:
+        f, _, build, best, _ = item
+        return (best, _build_rank(build), f["filename"])  # the best tag, then the build tag, then the name
+
+    compatible = [w for w in wheels if w[3] is not None]
+    pure = sorted((w for w in compatible if w[4]), key=by_rank)
     if pure:
-        return pure[-1]  # e.g. py3-none-any over py2.py3-none-any: a fixed, name-based order
-    sdists = sorted((f for f in files if _sdist_match(f["filename"]) and not f["filename"].endswith(".whl")),
-                    key=lambda f: (not f["filename"].endswith(".tar.gz"), f["filename"]))
-    if sdists:
-        return sdists[0]
-    return sorted(wheels, key=lambda f: f["filename"])[-1]
+        return pure[0][0], {"artifactReason": "pure-wheel"}
+    if compatible:
+        return min(compatible, key=by_rank)[0], {"artifactReason": "platform-wheel"}
+    if sdists and artifact != "wheel":
+        return sdists[0], {"artifactReason": "sdist"}
+    if not wheels:
+        raise CodenavError("NOT_FOUND", f"{what} has no wheel" if artifact == "wheel" else f"{what} has no file to read",
+                           details={"availableArtifacts": sorted(f["filename"] for f in files)[:100]})
+    here = {_family(t.rsplit("-", 1)[-1]) for t in tags[:1] if not t.endswith("-any")}
+    family = next(iter(here), ("", ""))
+
+    def closeness(item: tuple) -> tuple:
+        f, file_tags, _, _, _ = item
+        plats = {_family(t.rsplit("-", 1)[-1]) for t in file_tags}
+        tier = 0 if family in plats else 1 if any(p[0] == family[0] for p in plats) else 2
+        size = f.get("size")
+        return (tier, size if isinstance(size, int) else float("inf"), f["filename"])
+
+    return min(wheels, key=closeness)[0], {"artifactReason": "other-platform-wheel", "platformMatch": False}
 
 
-def resolve(name: str, wanted: str | None) -> Artifact:
+def top_folder_matches(artifact: Artifact, found: str) -> bool:
+    """An sdist's top folder spelled unlike its file name is still its folder when name and
+    version are equal after PEP 503 and PEP 440 normalisation (``ruamel_yaml_clib-0.2.15.tar.gz``
+    holds ``ruamel.yaml.clib-0.2.15/``)."""
+    from .versions import canonical_pep440
+
+    folder_name, dash, folder_version = found.rpartition("-")
+    return bool(dash) and pep503(folder_name) == pep503(artifact.name) and (
+        canonical_pep440(folder_version) == canonical_pep440(artifact.version))
+
+
+def resolve(name: str, wanted: str | None, artifact: str | None = None) -> Artifact:
     import re
 
     from .. import net
@@ -298,8 +406,8 @@ def resolve(name: str, wanted: str | None) -> Artifact:
             )
         # Pinned exactly: yanked files may be used (PEP 592), non-yanked ones preferred.
         candidates = [f for f in by_version[key] if not f["yanked"]] or by_version[key]
-    chosen = _choose(candidates)
     version = spelling[key]
+    chosen, why = _choose(candidates, _machine_tags(), artifact, f"PyPI project {name!r} {version}")
     if not chosen.get("sha256") or not re.fullmatch(r"[0-9a-fA-F]{64}", chosen["sha256"]):
         raise CodenavError(
             "INTEGRITY_ERROR", f"the index gives no sha256 for {chosen['filename']}; refusing to use it"
@@ -314,7 +422,7 @@ def resolve(name: str, wanted: str | None) -> Artifact:
         registry=PREFIX, name=name, version=version, filename=filename, url=chosen["url"],
         unpack=Unpack("zip" if filename.endswith((".whl", ".zip")) else "tar", required_prefix=prefix),
         verification=Verification("digest", "sha256", chosen["sha256"].lower(), "the sha256 the index lists"),
-        yanked=chosen["yanked"] or None, size=chosen.get("size"),
+        yanked=chosen["yanked"] or None, size=chosen.get("size"), choice=why,
         # an opted-in trusted-host for the index or the file host
         insecure=insecure_note(index, PACKAGE_MANAGER) or insecure_note(chosen["url"], PACKAGE_MANAGER),
     )

@@ -10,7 +10,8 @@ TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
     from typing import Any, TextIO
 
-TARGET_KEYS = ("registry", "package_name", "version", "repo_url", "git_ref", "wait_timeout_ms", "project_dir")
+TARGET_KEYS = ("registry", "package_name", "version", "artifact", "repo_url", "git_ref", "wait_timeout_ms",
+               "project_dir")
 
 SPEC_HELP = (
     "SPEC is REGISTRY:NAME[@VERSION], e.g. npm:express, npm:@types/node@20.11.30, pypi:requests@2.32.3,\n"

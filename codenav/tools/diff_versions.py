@@ -76,7 +76,8 @@ def arguments(ns: Any) -> dict[str, Any]:
                       from_key if len(names) == 3 and len(rest) < 2 else "path_prefix")
     versions = versions or rest[:2]
     prefix = rest[-1] if len(rest) == len(names) else None
-    args = {key: target[key] for key in ("registry", "package_name", "repo_url", "wait_timeout_ms", "project_dir")
+    args = {key: target[key] for key in ("registry", "package_name", "artifact", "repo_url", "wait_timeout_ms",
+                                         "project_dir")
             if key in target}
     for key, value in ((from_key, versions[0]), (to_key, versions[1])):
         if value is not None:
@@ -107,6 +108,8 @@ def _sides(args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         raise invalid("give either registry + package_name + from_version (+ to_version) or "
                       "repo_url + from_ref (+ to_ref), not both", "repo_url")
     common = {k: args[k] for k in ("wait_timeout_ms",) if k in args}
+    if has_git and args.get("artifact") is not None:
+        raise invalid("artifact chooses a file of a registry release; a git target has none", "artifact")
     if has_git:
         if args.get("repo_url") is None:
             raise invalid("from_ref and to_ref need repo_url", "repo_url")
@@ -119,7 +122,8 @@ def _sides(args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     if not has_package:
         raise invalid("name a target: registry + package_name + from_version, or repo_url + from_ref",
                       "package_name")
-    base = {**common, "registry": args.get("registry"), "package_name": args.get("package_name")}
+    base = {**common, "registry": args.get("registry"), "package_name": args.get("package_name"),
+            **({"artifact": args["artifact"]} if args.get("artifact") is not None else {})}
     # from_version omitted: the version the project locks (SPEC §3.9), else the latest;
     # to_version omitted: the registry's latest, never the lockfile's.
     old = ({**base, "version": args["from_version"]} if args.get("from_version") is not None

@@ -94,7 +94,9 @@ def _scope(rows: list[Any], options: dict[str, Any]) -> tuple[list[list], int, i
     for row in rows:
         if row.link is not None:
             continue  # a symlink: its target is searched under its own path
-        if row.binary:
+        if row.skipped is not None:
+            large += 1  # listed but never stored: over the per-file limit at indexing
+        elif row.binary:
             binary += 1
         elif row.size > limit:
             large += 1

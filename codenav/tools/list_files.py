@@ -88,13 +88,22 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
         item = {"path": row.path, "size": row.size, "language": row.language, "fileType": row.file_type}
         if row.link is not None:
             item["linkTarget"] = row.link
+        if row.skipped is not None:
+            item["skipped"] = row.skipped
         files.append(item)
     result: dict[str, Any] = {"target": entry.target, "files": files, "totalFiles": total, "hasMore": cut}
     given = {"pathPrefix": args.get("path_prefix"), "glob": args.get("glob")}
     if any(value is not None for value in given.values()):
         result["filter"] = {key: value for key, value in given.items() if value is not None}
     skipped = entry.manifest.get("skipped") or []
-    return _target.with_warnings(_notes(result, rows, cut, prefix, len(skipped), skipped[:5]), entry)
+    result = _notes(result, rows, cut, prefix, len(skipped), skipped[:5])
+    large = sum(1 for r in rows if r.skipped is not None)
+    if large:
+        note = (f"{large} file{'s are' if large != 1 else ' is'} over the per-file limit and listed but not stored "
+                f"(skipped: too large); raise CODENAV_MAX_FILE_BYTES and index again to read "
+                f"{'them' if large != 1 else 'it'}")
+        result["hint"] = f"{result['hint']} {note}" if result.get("hint") else note
+    return _target.with_warnings(result, entry)
 
 
 def _paths_only(listing: tuple[str, int, int], prefix: str | None, globs: Any = None) -> dict[str, Any]:
@@ -148,6 +157,7 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
         for f in files:
             lang = f["language"] or "-"
             link = f" -> {f['linkTarget']}" if "linkTarget" in f else ""
+            link += f" (not stored: {f['skipped']})" if "skipped" in f else ""
             out.write(f"{f['size']:>{width}}  {f['fileType']:<7} {lang:<14} {f['path']}{link}\n")
         if result.get("hint"):
             out.write(f"hint: {_target.cli_words(result['hint'])}\n")

@@ -65,9 +65,11 @@ class FakePypi:
         self.add(project, f"{project.replace('-', '_')}-{version}-{tag}.whl", data, **kw)
         return data
 
-    def add_sdist(self, project: str, version: str, files: dict[str, bytes], **kw) -> bytes:
+    def add_sdist(self, project: str, version: str, files: dict[str, bytes], *, top: str | None = None,
+                  **kw) -> bytes:
+        """``top``: the folder inside, when it is spelled unlike the file name."""
         stem = f"{project}-{version}"
-        data = make_tgz(files, top=stem)
+        data = make_tgz(files, top=top or stem)
         self.add(project, f"{stem}.tar.gz", data, **kw)
         return data
 

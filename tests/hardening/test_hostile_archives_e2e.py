@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from codenav.errors import CodenavError
-from codenav.tools import list_files
+from codenav.tools import list_files, read_file
 from tests.archives import (
     Dir,
     File,
@@ -60,6 +60,7 @@ class Case:
     files: dict[str, bytes | str] | None = None  # path -> content, or a kept link's target (str)
     env: dict[str, str] = field(default_factory=dict)
     truncate: bool = False  # publish only the first half of the archive (with the hash of that half)
+    too_large: dict[str, int] = field(default_factory=dict)  # path -> size: listed, not stored (SPEC §3)
 
 
 _NOISE = random.Random(7).randbytes(60_000)  # incompressible: the download itself is over the limit
@@ -139,8 +140,9 @@ def _cases() -> list:
         ("bomb-total-size", ALL, Case([File(f"@TOP@zeros{i}.bin", b"\0" * 300_000) for i in range(4)],
                                       error=("TOO_LARGE", "CODENAV_MAX_EXTRACTED_BYTES"),
                                       env={"CODENAV_MAX_EXTRACTED_BYTES": "1000000"})),
-        ("bomb-one-file", ("npm", "wheel"), Case([File("@TOP@ok.txt", b"ok"), File("@TOP@zeros.bin", b"\0" * 2_000_000)],
-                                    error=("TOO_LARGE", "CODENAV_MAX_FILE_BYTES"),
+        # One member over the per-file limit is listed as too large, never written; the rest is served.
+        ("bomb-one-file", ALL, Case([File("@TOP@ok.txt", b"ok"), File("@TOP@zeros.bin", b"\0" * 2_000_000)],
+                                    files={"ok.txt": b"ok"}, too_large={"zeros.bin": 2_000_000},
                                     env={"CODENAV_MAX_FILE_BYTES": "1000000"})),
         ("bomb-file-count", ALL, Case([File(f"@TOP@f{i}.txt", b"") for i in range(200)],
                                       error=("TOO_LARGE", "CODENAV_MAX_FILES"), env={"CODENAV_MAX_FILES": "50"})),
@@ -217,6 +219,14 @@ def _plant(root: Path) -> None:
     (root / "cache" / "neighbour.txt").write_text("neighbour")
 
 
+def listed_files(result: dict, case: Case) -> dict[str, str | None]:
+    """The stored files a listing shows (path -> link target), after checking that exactly the
+    case's too-large members are listed with their size and ``skipped: "too large"``."""
+    assert {f["path"]: (f["size"], f["skipped"]) for f in result["files"] if "skipped" in f} == {
+        path: (size, "too large") for path, size in case.too_large.items()}
+    return {f["path"]: f.get("linkTarget") for f in result["files"] if "skipped" not in f}
+
+
 def _entries(cache: Path) -> set[str]:
     base = cache / "entries"
     return {p.relative_to(base).as_posix() for p in base.glob("*/*/*")}
@@ -276,7 +286,12 @@ def test_hostile_archive_from_the_registry_never_escapes_the_entry(
         assert result["skipped"]["examples"] == manifest["skipped"][:5]
     else:
         assert "skipped" not in result
-    listed = {f["path"]: f.get("linkTarget") for f in result["files"]}
+    listed = listed_files(result, case)
+    for path in case.too_large:
+        assert not (entry / "tree" / path).exists()
+        with pytest.raises(CodenavError) as refused:
+            read_file.run({**args, "path": path})
+        assert refused.value.code == "TOO_LARGE" and "CODENAV_MAX_FILE_BYTES" in refused.value.message
     assert case.files is not None
     assert set(listed) == set(case.files)
     for path, expected in case.files.items():
