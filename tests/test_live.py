@@ -103,8 +103,10 @@ def test_torch_is_listed_by_range_without_downloading_the_wheel(real_endpoints, 
     """A cold `codenav files pypi:torch==2.9.1` lists the wheel from its central directory: a few MB, verified false."""
     import time
 
-    # Every torch wheel is far over 8 MiB, whichever one the wheel choice picks: ranged for sure.
-    monkeypatch.setenv("CODENAV_MAX_DOWNLOAD_BYTES", str(8 << 20))
+    import platform
+
+    # The default limits: the Linux wheel (858 MiB) is over the 200 MiB download limit.
+    monkeypatch.delenv("CODENAV_MAX_DOWNLOAD_BYTES", raising=False)
     began = time.monotonic()
     proc = run_cli("files", "pypi:torch==2.9.1", "--json", "--wait", "60000", timeout=180)
     seconds = time.monotonic() - began
@@ -114,6 +116,9 @@ def test_torch_is_listed_by_range_without_downloading_the_wheel(real_endpoints, 
     assert proc.returncode == 0, proc.stderr
     assert result["target"]["verified"] is False and "byte range" in result["target"]["verification"]
     assert "torch/__init__.py" in [f["path"] for f in result["files"]]
+    if platform.system() == "Linux" and platform.machine() == "x86_64":
+        here = f"-cp{sys.version_info[0]}{sys.version_info[1]}-"
+        assert "manylinux" in result["target"]["artifact"] and here in result["target"]["artifact"], result["target"]
     (manifest_path,) = (tmp_path / "cache" / "entries" / "pypi" / "torch").glob("*/manifest.json")
     ranged = json.loads(manifest_path.read_text())["ranged"]
     cached = sum(p.stat().st_size for p in (tmp_path / "cache").rglob("*") if p.is_file())
