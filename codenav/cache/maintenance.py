@@ -15,6 +15,7 @@ from typing import Any
 
 from ..paths import read_json, root
 from . import store
+from .open import try_lock
 
 
 def list_entries() -> list[dict[str, Any]]:
@@ -93,20 +94,13 @@ def _remove_unless_building(item: Path) -> bool:
     an exclusive flock on each build directory it makes); True if it was removed. The lock is
     held while removing, so an indexer that made it a moment ago sees it gone and makes another.
     """
-    import errno
-    import fcntl
-
     try:
         fd = os.open(item, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return False
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                return False
-            raise
+        if not try_lock(fd):
+            return False
         shutil.rmtree(item, ignore_errors=True)
         return True
     finally:

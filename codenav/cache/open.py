@@ -70,18 +70,27 @@ def busy(alias: str) -> bool:
 
 
 def is_locked(path: str) -> bool:
-    import errno
     import fcntl
 
     with open(path, "a+b") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                return True
-            raise
+        if not try_lock(handle.fileno()):
+            return True
         fcntl.flock(handle, fcntl.LOCK_UN)
         return False
+
+
+def try_lock(fd: int) -> bool:
+    """Take an exclusive flock on ``fd`` without waiting; False if another process holds it."""
+    import errno
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+            return False
+        raise
+    return True
 
 
 # --- the lifecycle ---------------------------------------------------------------------------------
