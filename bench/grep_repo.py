@@ -14,7 +14,9 @@ turn within each repeat (the order rotating, as bench/harness.py alternates two 
   (ripgrep 14.1.0 from PyPI in the bench's own venv; /usr/bin/rg when that install fails, said
   in the output), its stdout to a file (never /dev/null, where rg stops at the first match);
 - in-process, the MCP path: ``grep_repo.run`` called from a worker thread of this process, as
-  ``codenav mcp`` calls it (default page of 50 matches, exact totals), the entry warm;
+  ``codenav mcp`` calls it (default page of 50 matches, exact totals), the entry warm, with the
+  server's settings: searched files kept in memory (``grep.keep_files_in_memory``), a regex in
+  the warm ``grep_worker`` child (the first call of each case, uncounted, warms both);
 - the CLI: ``codenav grep SPEC PATTERN [--regex] [-s]`` from the bench's venv, every match
   printed (plain output is unpaged, as rg's), stdout to a file.
 
@@ -150,8 +152,10 @@ class InProcess:
         for name in _ENDPOINT_VARS[:3]:
             os.environ.pop(name, None)
         sys.path.insert(0, str(ROOT))
+        from codenav.search import grep
         from codenav.tools import grep_repo
 
+        grep.keep_files_in_memory()  # what `codenav mcp` does at start (its grep_worker too)
         self.tool = grep_repo
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="mcp-worker")
         self.last: dict = {}

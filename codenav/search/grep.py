@@ -19,8 +19,11 @@ hit per line:
 - A regex is Python ``re`` syntax over the decoded text (``\\w``, ``\\b`` are Unicode), with
   ``re.MULTILINE``; a line matches when ``re.search`` finds the pattern in the line alone.
   A required literal pulled from the pattern rejects files without it before they are decoded.
-  Regexes run in a child process (``grep_worker``) killed at the deadline: Python's ``re``
-  holds the GIL, and a catastrophic pattern would otherwise freeze the server.
+  A regex is stopped at the deadline by ``SIGALRM`` (``re`` checks for signals while it
+  matches, so even a catastrophically backtracking pattern stops): in the main thread (the
+  CLI) it runs right here; in any other thread (the MCP server's workers, where no signal can
+  reach) it runs in a warm child process (``grep_worker``, kept between calls), because
+  ``re`` holds the GIL and would otherwise freeze the server.
 - ``whole_words``: the hit has no word character (``\\w``) right before or after it.
 
 Columns are 1-based and count characters (code points), not bytes as ``rg --column`` does:
@@ -132,6 +135,11 @@ class Literal:
 
     def prefilter(self, data: bytes) -> bool:
         return True
+
+    def absent(self, data: bytes) -> bool:
+        """True when no line of ``data`` can match: a case-sensitive needle it lacks (a cheap
+        test before the line machinery; False means "look")."""
+        return self.case_sensitive and self.needle not in data
 
     def _fast(self, data: bytes) -> bool:
         if self.needle is None:
@@ -294,6 +302,10 @@ class Regex:
     def prefilter(self, data: bytes) -> bool:
         return True
 
+    def absent(self, data: bytes) -> bool:
+        """True when ``data`` lacks the required literal (as spans would find it: case-sensitive only)."""
+        return self.needle is not None and not self.ignore_case and self.needle not in data
+
     def spans(self, data: bytes, lo: int = 0) -> Iterator[tuple[int, int]]:
         needle, search = self.needle, self.rx.search
         if needle is not None and (not self.ignore_case or data.isascii()
@@ -363,21 +375,79 @@ def matcher(options: dict[str, Any]) -> Literal | Regex:
 
 # --- the scan: events for the page and the counts ------------------------------------------------
 
-def read_file(path: str, size: int) -> bytes:
-    """The whole file, read with ``os.read`` (``size`` is the manifest's: one read, plus the EOF check)."""
+def read_file(path: str, size: int, dir_fd: int | None = None) -> bytes:
+    """The whole file, read with ``os.read`` (``size`` is the manifest's: one read of a byte
+    more, which a regular file fills only when it grew; ``path`` relative to ``dir_fd``)."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY, dir_fd=dir_fd)
     except FileNotFoundError:
         from ..errors import cache_removed
 
         raise cache_removed() from None
     try:
-        chunks = [os.read(fd, size + 1)]
+        data = os.read(fd, size + 1)
+        if len(data) <= size:
+            return data
+        chunks = [data]
         while chunks[-1]:
             chunks.append(os.read(fd, 1 << 20))
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+# The bytes of searched files, kept between searches by a long-lived process (the MCP server and
+# its grep_worker set the budget; the CLI, which searches once, keeps nothing): tree -> path ->
+# bytes, whole trees evicted least recently searched first. An entry's tree never changes (its
+# key names the verified artifact), so a kept file is the file; that the tree still exists is
+# checked on every search (_open_tree).
+memory_budget = 0  # bytes
+_KEPT: dict[str, dict[str, bytes]] = {}
+_KEPT_BYTES: dict[str, int] = {}
+DEFAULT_MEMORY_BYTES = 96 * 1024 * 1024
+
+
+def keep_files_in_memory() -> None:
+    """Keep searched files in memory up to ``CODENAV_SEARCH_MEMORY_BYTES`` (default 96 MiB):
+    for a process that serves many searches."""
+    global memory_budget
+    try:
+        memory_budget = int(os.environ.get("CODENAV_SEARCH_MEMORY_BYTES", DEFAULT_MEMORY_BYTES))
+    except ValueError:
+        memory_budget = DEFAULT_MEMORY_BYTES
+
+
+def _kept(tree: str) -> dict[str, bytes] | None:
+    """The kept files of ``tree`` (made the most recently used), or None when nothing is kept."""
+    if memory_budget <= 0:
+        return None
+    held = _KEPT.pop(tree, None)
+    if held is None:
+        held = {}
+        _KEPT_BYTES[tree] = 0
+    _KEPT[tree] = held  # dicts keep insertion order: the first key is the least recently used
+    return held
+
+
+def _keep(tree: str, held: dict[str, bytes], path: str, data: bytes) -> None:
+    size = len(data)
+    while sum(_KEPT_BYTES.values()) + size > memory_budget:
+        oldest = next((t for t in _KEPT if t != tree), None)
+        if oldest is None:
+            return  # this tree alone fills the budget: the rest of it is read each time
+        _KEPT.pop(oldest, None)
+        _KEPT_BYTES.pop(oldest, None)
+    held[path] = data
+    _KEPT_BYTES[tree] = _KEPT_BYTES.get(tree, 0) + size
+
+
+def _open_tree(tree: str) -> int:
+    try:
+        return os.open(tree, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except FileNotFoundError:
+        from ..errors import cache_removed
+
+        raise cache_removed() from None
 
 
 def _shown(text: str, column: int | None, window: int | None) -> dict[str, Any]:
@@ -403,15 +473,31 @@ def scan(job: dict[str, Any], match: Literal | Regex | None = None) -> Iterator[
     index0, line0, offset0, shown0 = job.get("start") or (0, 1, 0, 0)
     left, cap = job["want"], job.get("cap")
     context, window = job.get("context", 0), job.get("window")
+    tree_fd = _open_tree(tree)  # files opened relative to it: no path joined, no prefix resolved per file
+    try:
+        yield from _scan(files, tree, tree_fd, match, index0, line0, offset0, shown0, left, cap, context, window)
+    finally:
+        os.close(tree_fd)
+
+
+def _scan(files: list[list], tree: str, tree_fd: int, match: Literal | Regex, index0: int, line0: int,
+          offset0: int, shown0: int, left: int, cap: int | None, context: int,
+          window: int | None) -> Iterator[list]:
     as_text = match.kind == "str"
     newline = "\n" if as_text else b"\n"
-    for index in list(range(index0, len(files))) + [-1] + list(range(index0)):
+    held = _kept(tree)
+    absent = match.absent
+    for index in [*range(index0, len(files)), -1, *range(index0)]:
         if index < 0:
             yield ["a"]
             continue
         path, size = files[index]
-        data = read_file(os.path.join(tree, path), size)
-        if not match.prefilter(data):
+        data = None if held is None else held.get(path)
+        if data is None:
+            data = read_file(path, size, tree_fd)
+            if held is not None:
+                _keep(tree, held, path, data)
+        if absent(data) or not match.prefilter(data):
             yield ["f", index, 0]
             continue
         doc: Any = data.decode("utf-8", "replace") if as_text else data
@@ -593,7 +679,8 @@ def search(tree: str, files: list[list], options: dict[str, Any], *, start: tupl
     ``start`` is (file index, line, offset, matches of that file shown before) from a cursor;
     ``max_matches`` None means every match (the plain CLI); ``budget``/``line_budget`` bound
     the page's JSON bytes and line objects; ``encode(path, line, offset, shown)`` makes the
-    cursor. Literals are searched here; a regex in a child process (grep_worker).
+    cursor. Literals are searched here; a regex here in the main thread, else in a warm
+    child process (grep_worker).
     """
     import time
 
@@ -604,7 +691,9 @@ def search(tree: str, files: list[list], options: dict[str, Any], *, start: tupl
     page = Page(files, start, limit, budget, line_budget)
     timed_out = False
     if options.get("regex"):
-        timed_out = run_in_child(job, page.event, deadline)
+        timed_out = scan_until(job, page.event, deadline)
+        if timed_out is None:  # not the main thread: no signal can stop it here
+            timed_out = run_in_child(job, page.event, deadline)
     else:
         for event in scan(job):
             page.event(event)
@@ -615,30 +704,114 @@ def search(tree: str, files: list[list], options: dict[str, Any], *, start: tupl
     return page.result(timed_out, encode)
 
 
-def run_in_child(job: dict[str, Any], on_event: Callable[[list], None], deadline: float) -> bool:
-    """Run ``job`` in ``python -m codenav.search.grep_worker``, feeding its events to
-    ``on_event``; True when the deadline stopped it (the child is killed), False when it
-    finished. Python's ``re`` holds the GIL inside one search, so only a process can be stopped."""
-    import json
+class _Stop(Exception):
+    """The deadline's SIGALRM, raised inside the scan only (never while an event is handled)."""
+
+
+def scan_until(job: dict[str, Any], on_event: Callable[[list], None], deadline: float) -> bool | None:
+    """Run ``job`` here, feeding its events to ``on_event``, stopped at ``deadline`` by SIGALRM
+    (``re`` checks for signals while it matches, so a stuck pattern stops too). True when the
+    deadline stopped it, False when it finished; None, without running it, outside the main
+    thread, where Python delivers no signal (the caller runs it in a child then)."""
+    import signal
+    import time
+
+    state = {"armed": False, "rang": False}
+
+    def ring(signum: int, frame: Any) -> None:
+        state["rang"] = True
+        if state["armed"]:
+            raise _Stop
+
+    try:
+        previous = signal.signal(signal.SIGALRM, ring)
+    except (ValueError, AttributeError):  # not the main thread (or no SIGALRM on this platform)
+        return None
+    events = scan(job)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 0.001))
+        while True:
+            state["armed"] = True
+            try:
+                if state["rang"]:
+                    raise _Stop
+                event = next(events)
+            except StopIteration:
+                return False
+            finally:
+                state["armed"] = False
+            on_event(event)
+    except _Stop:
+        return True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        events.close()
+
+
+_IDLE: list[Any] = []  # warm grep_worker conversations between calls (a server reuses them)
+_KEEP = 2  # at most this many kept: one per concurrent regex search of the MCP server's workers
+_GRACE = 2.0  # seconds past the deadline before a worker that did not stop itself is killed
+
+
+def _take_worker() -> Any:
+    from .. import proc
+
+    while _IDLE:
+        try:
+            worker = _IDLE.pop()
+        except IndexError:  # another thread took the last one
+            break
+        if worker.alive():
+            return worker
+        worker.kill()
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "PYTHONPATH": package_root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     import sys
+
+    return proc.Conversation([sys.executable, "-m", f"{__package__}.grep_worker"], env=env)
+
+
+def run_in_child(job: dict[str, Any], on_event: Callable[[list], None], deadline: float) -> bool:
+    """Run ``job`` in a ``python -m codenav.search.grep_worker`` process (a warm one when a
+    previous call left it), feeding its events to ``on_event``; True when the deadline stopped
+    it. The worker stops itself at the deadline (scan_until) and stays reusable; one that does
+    not within a grace period is killed. Python's ``re`` holds the GIL inside one search, so
+    only another process can be stopped without stopping this one."""
+    import json
+    import time
 
     from .. import proc
     from ..errors import CodenavError
 
-    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = {**os.environ, "PYTHONPATH": package_root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    outcome: dict[str, Any] = {}
 
     def on_line(line: bytes) -> bool:
-        event = json.loads(line)
-        if event[0] == "d":
-            return True
-        if event[0] == "e":
-            raise CodenavError(event[1], event[2], details=event[3])
-        on_event(event)
+        for event in json.loads(line):
+            kind = event[0]
+            if kind in ("d", "t"):
+                outcome["timed_out"] = kind == "t"
+                return True
+            if kind == "e":
+                outcome["error"] = CodenavError(event[1], event[2], details=event[3])
+                return True
+            on_event(event)
         return False
 
-    timed_out, status = proc.stream([sys.executable, "-m", f"{__package__}.grep_worker"], deadline,
-                                    input_bytes=json.dumps(job).encode("utf-8"), on_line=on_line, env=env)
-    if status is not None:
-        raise CodenavError("INTERNAL", f"the regex search process stopped unexpectedly (exit {status})")
-    return timed_out
+    try:
+        worker = _take_worker()
+    except proc.NotStarted as exc:
+        raise CodenavError("INTERNAL", f"the regex search process could not be started ({exc})") from None
+    request = json.dumps({**job, "seconds": deadline - time.monotonic()}).encode("utf-8") + b"\n"
+    answered = worker.ask(request, deadline + _GRACE, on_line)
+    if answered is None:
+        return True
+    if not answered:
+        raise CodenavError("INTERNAL", "the regex search process stopped unexpectedly")
+    if len(_IDLE) < _KEEP:
+        _IDLE.append(worker)
+    else:
+        worker.close()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["timed_out"]
