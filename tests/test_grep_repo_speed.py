@@ -27,6 +27,8 @@ FILES = {
     "data/latin1.txt": "caf\xe9 needle\n".encode("latin-1"),
     "data/late-nul.bin": b"needle\n" + b"x" * 9000 + b"\0",  # a NUL past the 8 KiB sniff: text, as rg -uu's walk differs
     "empty.txt": b"",
+    # 300 KB: matches far apart are numbered from the line marks of a kept file
+    "big/bundle.js": "".join(f"row {i} {'needle NEEDLE' if i % 13001 == 0 else 'hay'}\n" for i in range(30000)).encode(),
 }
 SPEC = "npm:speed@1.0.0"
 TARGET = {"registry": "npm", "package_name": "speed", "version": "1.0.0"}
@@ -116,7 +118,7 @@ def test_results_are_the_same_from_the_text_list_and_from_the_manifest(damage):
     finally:
         with open(sidecar, "wb") as handle:
             handle.write(published)
-    assert before[0][0] == 5 and before[0][2] == 2  # needle: 4 text files + the late NUL; 2 binaries skipped
+    assert before[0][0] == 8 and before[0][2] == 2  # needle: 4 text files, the late NUL, 3 rows; 2 binaries skipped
 
 
 @pytest.mark.parametrize("budget", [1 << 30, 40])
@@ -126,8 +128,21 @@ def test_files_kept_in_memory_give_the_same_results(budget, monkeypatch):
     monkeypatch.setattr(grep, "memory_budget", budget)
     assert [results(case) for case in CASES] == cold
     assert [results(case) for case in CASES] == cold
-    kept = sum(len(files) for files in grep._KEPT.values())
+    kept = sum(1 for files in grep._KEPT.values() for key in files if "\0" not in key)
     assert (kept == len(FILES) - 2) is (budget > 1000) and sum(grep._KEPT_BYTES.values()) <= budget
+    assert any(key.endswith("\0marks") for files in grep._KEPT.values() for key in files) is (budget > 1000)
+
+
+@pytest.mark.parametrize("budget", [0, 1 << 30])
+def test_counts_past_a_short_page_equal_the_matches_of_the_whole_search(budget, monkeypatch):
+    """A page of 1 or 2 matches counts every other matching line (the cheap counting loop) as the unbounded search shows them."""
+    monkeypatch.setattr(grep, "memory_budget", budget)
+    for case in CASES + [{"pattern": "needle", "whole_words": True}, {"pattern": "café"}]:
+        every = results(case)
+        for size in (1, 2):
+            page = grep_repo.run({**TARGET, **case, "max_matches": size})
+            assert page["totalMatches"] == every[0] == len([ln for ln in every[3] if ln[3] is not None])
+            assert page["filesMatched"] == len({ln[0] for ln in every[3]})
 
 
 def test_a_removed_tree_is_noticed_although_its_files_are_kept(monkeypatch):

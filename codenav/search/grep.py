@@ -49,6 +49,8 @@ if TYPE_CHECKING:
 WINDOW = 300  # characters of a long line shown around its hit (JSON); the CLI prints whole lines
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 DEFAULT_TIMEOUT = 10.0
+SMALL = 64 * 1024  # files below this are rejected by one `in` before the line machinery starts
+MARK_STEP = 64 * 1024  # bytes between the line marks kept for a big file (_marks)
 
 # Every character outside ASCII whose str.casefold() holds an ASCII character (computed over
 # all of Unicode; tests/test_grep_repo.py recomputes it). A file holding none of those relevant
@@ -115,6 +117,15 @@ def _lines_of(doc: Any, newline: Any) -> list[Any]:
     return lines
 
 
+def _overlap(folded: str, pattern: str) -> bool:
+    """Whether a character case-folding to ``folded`` can take part in a match of ``pattern``
+    in folded text: the part of its folding a match covers is all of it, the pattern lies
+    inside it, or one's end is the other's start."""
+    if folded in pattern or pattern in folded:
+        return True
+    return any(pattern.startswith(folded[i:]) or pattern.endswith(folded[:i]) for i in range(1, len(folded)))
+
+
 class Literal:
     """A literal pattern. ``spans(data, lo)`` yields the (start, end) byte offsets of the matching
     lines from offset ``lo`` (a line start); ``column(line)`` is the 0-based hit in a line."""
@@ -128,10 +139,9 @@ class Literal:
             self.needle: bytes | None = pattern.encode("utf-8")
         else:
             self.needle = pattern.lower().encode("ascii") if pattern.isascii() else None
-            letters = set(self.fold)
             # With whole_words any of them matters: a folded neighbour can change wordness.
             self.specials = [ch.encode("utf-8") for ch, folded in FOLDS_TO_ASCII.items()
-                             if whole_words or letters & set(folded)]
+                             if whole_words or _overlap(folded, self.fold)]
 
     def prefilter(self, data: bytes) -> bool:
         return True
@@ -148,11 +158,16 @@ class Literal:
             return True
         return not any(special in data for special in self.specials)
 
-    def spans(self, data: bytes, lo: int = 0) -> Iterator[tuple[int, int]]:
+    @property
+    def lowers(self) -> bool:
+        """Whether ``spans`` searches a lowered copy (which a caller may keep: ``lowered``)."""
+        return not self.case_sensitive and self.needle is not None
+
+    def spans(self, data: bytes, lo: int = 0, lowered: bytes | None = None) -> Iterator[tuple[int, int]]:
         if not self._fast(data):
             yield from self._folded_spans(data, lo)
             return
-        hay = data if self.case_sensitive else data.lower()
+        hay = data if self.case_sensitive else lowered if lowered is not None else data.lower()
         needle, size, whole = self.needle, len(self.needle), self.whole_words
         find, rfind, end = hay.find, hay.rfind, len(hay)
         pos = find(needle, lo)
@@ -168,6 +183,23 @@ class Literal:
             yield start, stop
             lo = stop + 1
             pos = find(needle, lo)
+
+    def count_rest(self, data: bytes, lo: int, lowered: bytes | None = None) -> int:
+        """How many lines from offset ``lo`` (a line start) match: ``spans`` counted, without
+        the line starts it finds for each."""
+        if self.whole_words or not self._fast(data):
+            return sum(1 for _ in self.spans(data, lo, lowered))
+        hay = data if self.case_sensitive else lowered if lowered is not None else data.lower()
+        needle, find, count = self.needle, hay.find, 0
+        size = len(needle)
+        pos = find(needle, lo)
+        while pos >= 0:
+            count += 1
+            stop = find(b"\n", pos + size)
+            if stop < 0:
+                break
+            pos = find(needle, stop + 1)
+        return count
 
     def _folded_spans(self, data: bytes, lo: int) -> Iterator[tuple[int, int]]:
         """The slow, exact path: each line decoded and case-folded."""
@@ -210,12 +242,12 @@ def _parser() -> Any:
 def analyse(pattern: str, flags: int) -> tuple[str, bool, bool]:
     """(the longest run of literal characters every match contains, whether the pattern is
     case-insensitive as a whole, whether it must run line by line because it looks past a
-    line's ends: lookarounds, ``\\A``, ``\\Z``)."""
+    line's ends: lookarounds, ``\\A``, ``\\Z``; whether every match starts with that run)."""
     parser = _parser()
     try:
         parsed = parser.parse(pattern, flags)
     except Exception:  # noqa: BLE001 - re.compile accepted it; then no prefilter, the slow path
-        return "", True, True
+        return "", True, True, False
     looks_around = {parser.ASSERT, parser.ASSERT_NOT}
     string_ends = {parser.AT_BEGINNING_STRING, parser.AT_END_STRING}
     line_mode = False
@@ -251,7 +283,19 @@ def analyse(pattern: str, flags: int) -> tuple[str, bool, bool]:
 
     runs(parsed)
     best = max(best, "".join(run), key=len)
-    return best, bool(parsed.state.flags & 2), line_mode  # 2: re.IGNORECASE
+    leading = []  # the literal run a match starts with (flagless groups looked into)
+    items = list(parsed)
+    while items:
+        op, value = items.pop(0)
+        if op == parser.LITERAL:
+            leading.append(chr(value))
+        elif op == parser.SUBPATTERN and not value[1] and not value[2]:
+            items[:0] = list(value[3])
+        else:
+            break
+    head = "".join(leading)
+    starts = bool(best) and (len(head) >= 3 or head.startswith(best))
+    return best, bool(parsed.state.flags & 2), line_mode, starts  # 2: re.IGNORECASE
 
 
 def compile_regex(pattern: str, case_sensitive: bool, whole_words: bool) -> Any:
@@ -289,7 +333,11 @@ class Regex:
 
     def __init__(self, pattern: str, case_sensitive: bool, whole_words: bool) -> None:
         self.rx = compile_regex(pattern, case_sensitive, whole_words)
-        literal, self.ignore_case, self.line_mode = analyse(pattern, self.rx.flags)
+        literal, self.ignore_case, self.line_mode, leading = analyse(pattern, self.rx.flags)
+        # A case-sensitive pattern that starts with its literal runs over the whole text (after
+        # the literal rejected the files without it): re's own prefix scan beats testing every
+        # line that holds a common literal such as `function`.
+        self.whole_text = leading and not self.ignore_case and not self.line_mode and not whole_words
         self.needle: bytes | None = None
         self.specials: list[bytes] = []
         if literal and not self.ignore_case:
@@ -306,12 +354,16 @@ class Regex:
         """True when ``data`` lacks the required literal (as spans would find it: case-sensitive only)."""
         return self.needle is not None and not self.ignore_case and self.needle not in data
 
-    def spans(self, data: bytes, lo: int = 0) -> Iterator[tuple[int, int]]:
+    @property
+    def lowers(self) -> bool:
+        return self.ignore_case and self.needle is not None
+
+    def spans(self, data: bytes, lo: int = 0, lowered: bytes | None = None) -> Iterator[tuple[int, int]]:
         needle, search = self.needle, self.rx.search
-        if needle is not None and (not self.ignore_case or data.isascii()
-                                   or not any(special in data for special in self.specials)):
+        if needle is not None and not self.whole_text and (
+                not self.ignore_case or data.isascii() or not any(special in data for special in self.specials)):
             # Every match holds the literal, so every matching line does: test those lines only.
-            hay = data.lower() if self.ignore_case else data
+            hay = data if not self.ignore_case else lowered if lowered is not None else data.lower()
             find, rfind, end = hay.find, hay.rfind, len(hay)
             pos = find(needle, lo)
             while pos >= 0:
@@ -343,6 +395,9 @@ class Regex:
             length = len(text[start:stop].encode("utf-8"))
             yield lo + octets, lo + octets + length
             chars, octets = stop, octets + length
+
+    def count_rest(self, data: bytes, lo: int, lowered: bytes | None = None) -> int:
+        return sum(1 for _ in self.spans(data, lo, lowered))
 
     def _text_spans(self, text: str) -> Iterator[tuple[int, int]]:
         """The matching lines of ``text`` as character offsets: the pattern over the whole text,
@@ -402,7 +457,7 @@ def read_file(path: str, size: int, dir_fd: int | None = None) -> bytes:
 # key names the verified artifact), so a kept file is the file; that the tree still exists is
 # checked on every search (_open_tree).
 memory_budget = 0  # bytes
-_KEPT: dict[str, dict[str, bytes]] = {}
+_KEPT: dict[str, dict[str, Any]] = {}
 _KEPT_BYTES: dict[str, int] = {}
 DEFAULT_MEMORY_BYTES = 96 * 1024 * 1024
 
@@ -417,7 +472,7 @@ def keep_files_in_memory() -> None:
         memory_budget = DEFAULT_MEMORY_BYTES
 
 
-def _kept(tree: str) -> dict[str, bytes] | None:
+def _kept(tree: str) -> dict[str, Any] | None:
     """The kept files of ``tree`` (made the most recently used), or None when nothing is kept."""
     if memory_budget <= 0:
         return None
@@ -429,8 +484,8 @@ def _kept(tree: str) -> dict[str, bytes] | None:
     return held
 
 
-def _keep(tree: str, held: dict[str, bytes], path: str, data: bytes) -> None:
-    size = len(data)
+def _keep(tree: str, held: dict[str, Any], path: str, data: Any, size: int | None = None) -> None:
+    size = len(data) if size is None else size
     while sum(_KEPT_BYTES.values()) + size > memory_budget:
         oldest = next((t for t in _KEPT if t != tree), None)
         if oldest is None:
@@ -497,26 +552,55 @@ def _scan(files: list[list], tree: str, tree_fd: int, match: Literal | Regex, in
             data = read_file(path, size, tree_fd)
             if held is not None:
                 _keep(tree, held, path, data)
-        if absent(data) or not match.prefilter(data):
+        if (len(data) < SMALL and absent(data)) or not match.prefilter(data):
             yield ["f", index, 0]
             continue
+        lowered = None
+        if held is not None and match.lowers:  # a server keeps the lowered copy beside the file
+            lowered = held.get(path + "\0lower")
+            if lowered is None:
+                lowered = data.lower()
+                _keep(tree, held, path + "\0lower", lowered)
         doc: Any = data.decode("utf-8", "replace") if as_text else data
         first = index == index0
         offset, line, shown = (offset0, line0, shown0) if first else (0, 1, 0)
         room = 0 if index < index0 else left if cap is None else min(left, max(0, cap - shown))
         if first and offset > len(doc):
             raise invalid("cursor does not belong to this search; repeat the search without it", "cursor")
-        count, numbered = 0, offset
-        for start, stop in match.spans(doc):
+        count, numbered, marks = 0, offset, None
+        if room <= 0:
+            count = match.count_rest(doc, 0, lowered)
+        for start, stop in match.spans(doc, 0, lowered) if room > 0 else ():
             count += 1
-            if room <= 0 or start < offset:
+            if start < offset:
                 continue
-            line += doc.count(newline, numbered, start)
+            if held is not None and start - numbered > 2 * MARK_STEP:  # far: from the file's line marks
+                marks = marks or _marks(tree, held, path, doc)
+                mark = start // MARK_STEP
+                line = marks[mark] + doc.count(newline, mark * MARK_STEP, start)
+            else:
+                line += doc.count(newline, numbered, start)
             numbered = start
             yield ["m", index, line, stop + 1, _lines(doc, start, stop, line, context, window, match)]
             room -= 1
             left -= 1
+            if room <= 0:  # the page is full: the rest of the file is only counted, by the cheapest loop
+                count += match.count_rest(doc, stop + 1, lowered)
+                break
         yield ["f", index, count]
+
+
+def _marks(tree: str, held: dict[str, Any], path: str, doc: bytes) -> list[int]:
+    """The line number at every MARK_STEP bytes of a kept file (kept beside it): a match deep in
+    a big file is numbered by counting from the mark before it, not from the previous match."""
+    key = path + "\0marks"
+    marks = held.get(key)
+    if marks is None:
+        marks, count = [1], doc.count
+        for mark in range(MARK_STEP, len(doc) + 1, MARK_STEP):
+            marks.append(marks[-1] + count(b"\n", mark - MARK_STEP, mark))
+        _keep(tree, held, key, marks, 8 * len(marks))
+    return marks
 
 
 def _decode(raw: Any) -> str:
