@@ -135,9 +135,11 @@ def test_files_kept_in_memory_give_the_same_results(budget, monkeypatch):
 
 @pytest.mark.parametrize("budget", [0, 1 << 30])
 def test_counts_past_a_short_page_equal_the_matches_of_the_whole_search(budget, monkeypatch):
-    """A page of 1 or 2 matches counts every other matching line (the cheap counting loop) as the unbounded search shows them."""
+    """A page of 1 or 2 matches counts every other matching line (the find loop, then re past 64 hits in a
+    file) as the unbounded search shows them."""
     monkeypatch.setattr(grep, "memory_budget", budget)
-    for case in CASES + [{"pattern": "needle", "whole_words": True}, {"pattern": "café"}]:
+    many = [{"pattern": "row 1", "case_sensitive": True}, {"pattern": "ROW 2"}, {"pattern": "hay"}]  # thousands of lines
+    for case in CASES + many + [{"pattern": "needle", "whole_words": True}, {"pattern": "café"}]:
         every = results(case)
         for size in (1, 2):
             page = grep_repo.run({**TARGET, **case, "max_matches": size})

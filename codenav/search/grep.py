@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
 
+    Derive = Callable[[str], Any]
+
 WINDOW = 300  # characters of a long line shown around its hit (JSON); the CLI prints whole lines
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 DEFAULT_TIMEOUT = 10.0
@@ -134,6 +136,7 @@ class Literal:
 
     def __init__(self, pattern: str, case_sensitive: bool, whole_words: bool) -> None:
         self.pattern, self.case_sensitive, self.whole_words = pattern, case_sensitive, whole_words
+        self._rest: Any = None
         self.fold = pattern if case_sensitive else pattern.casefold()
         if case_sensitive:
             self.needle: bytes | None = pattern.encode("utf-8")
@@ -158,16 +161,13 @@ class Literal:
             return True
         return not any(special in data for special in self.specials)
 
-    @property
-    def lowers(self) -> bool:
-        """Whether ``spans`` searches a lowered copy (which a caller may keep: ``lowered``)."""
-        return not self.case_sensitive and self.needle is not None
-
-    def spans(self, data: bytes, lo: int = 0, lowered: bytes | None = None) -> Iterator[tuple[int, int]]:
+    def spans(self, data: bytes, lo: int = 0, derive: Derive | None = None) -> Iterator[tuple[int, int]]:
+        """``derive(kind)`` gives the file's lowered copy ("lower") or its decoded text ("text"),
+        which a server keeps between searches; without it they are made here."""
         if not self._fast(data):
             yield from self._folded_spans(data, lo)
             return
-        hay = data if self.case_sensitive else lowered if lowered is not None else data.lower()
+        hay = data if self.case_sensitive else derive("lower") if derive is not None else data.lower()
         needle, size, whole = self.needle, len(self.needle), self.whole_words
         find, rfind, end = hay.find, hay.rfind, len(hay)
         pos = find(needle, lo)
@@ -184,12 +184,13 @@ class Literal:
             lo = stop + 1
             pos = find(needle, lo)
 
-    def count_rest(self, data: bytes, lo: int, lowered: bytes | None = None) -> int:
+    def count_rest(self, data: bytes, lo: int, derive: Derive | None = None) -> int:
         """How many lines from offset ``lo`` (a line start) match: ``spans`` counted, without
-        the line starts it finds for each."""
+        the line starts it finds for each. After 64 hits in one file the rest is counted by
+        ``re`` in C (the literal, then the rest of its line: one match per matching line)."""
         if self.whole_words or not self._fast(data):
-            return sum(1 for _ in self.spans(data, lo, lowered))
-        hay = data if self.case_sensitive else lowered if lowered is not None else data.lower()
+            return sum(1 for _ in self.spans(data, lo, derive))
+        hay = data if self.case_sensitive else derive("lower") if derive is not None else data.lower()
         needle, find, count = self.needle, hay.find, 0
         size = len(needle)
         pos = find(needle, lo)
@@ -198,6 +199,12 @@ class Literal:
             stop = find(b"\n", pos + size)
             if stop < 0:
                 break
+            if count == 64:  # a common literal: C counts the rest
+                if self._rest is None:
+                    import re
+
+                    self._rest = re.compile(re.escape(needle) + b"[^\n]*()")  # () : findall returns b""s
+                return count + len(self._rest.findall(hay, stop + 1))
             pos = find(needle, stop + 1)
         return count
 
@@ -354,16 +361,12 @@ class Regex:
         """True when ``data`` lacks the required literal (as spans would find it: case-sensitive only)."""
         return self.needle is not None and not self.ignore_case and self.needle not in data
 
-    @property
-    def lowers(self) -> bool:
-        return self.ignore_case and self.needle is not None
-
-    def spans(self, data: bytes, lo: int = 0, lowered: bytes | None = None) -> Iterator[tuple[int, int]]:
+    def spans(self, data: bytes, lo: int = 0, derive: Derive | None = None) -> Iterator[tuple[int, int]]:
         needle, search = self.needle, self.rx.search
         if needle is not None and not self.whole_text and (
                 not self.ignore_case or data.isascii() or not any(special in data for special in self.specials)):
             # Every match holds the literal, so every matching line does: test those lines only.
-            hay = data if not self.ignore_case else lowered if lowered is not None else data.lower()
+            hay = data if not self.ignore_case else derive("lower") if derive is not None else data.lower()
             find, rfind, end = hay.find, hay.rfind, len(hay)
             pos = find(needle, lo)
             while pos >= 0:
@@ -384,7 +387,7 @@ class Regex:
                     yield offset, offset + len(raw)
                 offset += len(raw) + 1
             return
-        text = data[lo:].decode("utf-8", "replace")
+        text = derive("text") if derive is not None and lo == 0 else data[lo:].decode("utf-8", "replace")
         ascii_text = text.isascii()
         chars = octets = 0  # a character offset and its byte offset, advanced match by match
         for start, stop in self._text_spans(text):
@@ -396,8 +399,8 @@ class Regex:
             yield lo + octets, lo + octets + length
             chars, octets = stop, octets + length
 
-    def count_rest(self, data: bytes, lo: int, lowered: bytes | None = None) -> int:
-        return sum(1 for _ in self.spans(data, lo, lowered))
+    def count_rest(self, data: bytes, lo: int, derive: Derive | None = None) -> int:
+        return sum(1 for _ in self.spans(data, lo, derive))
 
     def _text_spans(self, text: str) -> Iterator[tuple[int, int]]:
         """The matching lines of ``text`` as character offsets: the pattern over the whole text,
@@ -555,12 +558,7 @@ def _scan(files: list[list], tree: str, tree_fd: int, match: Literal | Regex, in
         if (len(data) < SMALL and absent(data)) or not match.prefilter(data):
             yield ["f", index, 0]
             continue
-        lowered = None
-        if held is not None and match.lowers:  # a server keeps the lowered copy beside the file
-            lowered = held.get(path + "\0lower")
-            if lowered is None:
-                lowered = data.lower()
-                _keep(tree, held, path + "\0lower", lowered)
+        derive = None if held is None else _deriver(tree, held, path, data)
         doc: Any = data.decode("utf-8", "replace") if as_text else data
         first = index == index0
         offset, line, shown = (offset0, line0, shown0) if first else (0, 1, 0)
@@ -569,8 +567,8 @@ def _scan(files: list[list], tree: str, tree_fd: int, match: Literal | Regex, in
             raise invalid("cursor does not belong to this search; repeat the search without it", "cursor")
         count, numbered, marks = 0, offset, None
         if room <= 0:
-            count = match.count_rest(doc, 0, lowered)
-        for start, stop in match.spans(doc, 0, lowered) if room > 0 else ():
+            count = match.count_rest(doc, 0, derive)
+        for start, stop in match.spans(doc, 0, derive) if room > 0 else ():
             count += 1
             if start < offset:
                 continue
@@ -585,9 +583,23 @@ def _scan(files: list[list], tree: str, tree_fd: int, match: Literal | Regex, in
             room -= 1
             left -= 1
             if room <= 0:  # the page is full: the rest of the file is only counted, by the cheapest loop
-                count += match.count_rest(doc, stop + 1, lowered)
+                count += match.count_rest(doc, stop + 1, derive)
                 break
         yield ["f", index, count]
+
+
+def _deriver(tree: str, held: dict[str, Any], path: str, data: bytes) -> Derive:
+    """A kept file's lowered copy or decoded text, made once and kept beside it."""
+
+    def derive(kind: str) -> Any:
+        key = path + "\0" + kind
+        value = held.get(key)
+        if value is None:
+            value = data.lower() if kind == "lower" else data.decode("utf-8", "replace")
+            _keep(tree, held, key, value)
+        return value
+
+    return derive
 
 
 def _marks(tree: str, held: dict[str, Any], path: str, doc: bytes) -> list[int]:
