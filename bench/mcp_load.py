@@ -82,16 +82,22 @@ class Session:
 def read_file_load(argv: Sequence[str], env: dict[str, str], arguments: dict[str, Any], calls: int,
                    warmup: int) -> Load:
     """``warmup`` uncounted then ``calls`` timed sequential tools/call read_file on one session."""
+    return tool_load(argv, env, "read_file", arguments, calls, warmup)
+
+
+def tool_load(argv: Sequence[str], env: dict[str, str], name: str, arguments: dict[str, Any], calls: int,
+              warmup: int) -> Load:
+    """``warmup`` uncounted then ``calls`` timed sequential tools/call ``name`` on one session."""
     session = Session(argv, env)
     try:
         session.request("initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                        "clientInfo": {"name": "codenav-bench", "version": "1"}})
         session.notify("notifications/initialized")
-        params = {"name": "read_file", "arguments": arguments}
+        params = {"name": name, "arguments": arguments}
         for _ in range(warmup):
             result = session.request("tools/call", params)
             if result.get("isError"):
-                raise RuntimeError(f"read_file failed: {result['content'][0]['text'][:300]}")
+                raise RuntimeError(f"{name} failed: {result['content'][0]['text'][:300]}")
         latencies = []
         clock = time.perf_counter
         start = clock()

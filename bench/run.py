@@ -3,7 +3,8 @@
     python bench/run.py            # everything, about a minute and a half; needs npm, pip and the registries
     python bench/run.py --quick    # a quarter of the repeats
     python bench/run.py --offline  # only what needs no registry (the 20,000-file tree, the locked project)
-    python bench/run.py --only warm,mcp   # a subset: warm, mcp, cold-npm, cold-pypi, rss, tree, locked
+    python bench/run.py --only warm,mcp   # a subset: warm, mcp, cold-npm, cold-pypi, rss, tree, locked, grep
+    python bench/run.py --only grep       # grep_repo against rg -j1 -uu on three trees (bench/grep_repo.py)
 
 codenav is installed the way a user installs it, twice: ``pip install`` of this checkout into
 a fresh virtual environment, and ``uv pip install --compile-bytecode`` into another (uv is
@@ -38,6 +39,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT))
 
 import bigtree  # noqa: E402
+import grep_repo  # noqa: E402
 import harness  # noqa: E402
 import mcp_load  # noqa: E402
 
@@ -76,6 +78,7 @@ class Bench:
         self.base_env = {k: v for k, v in os.environ.items() if k not in _ENDPOINT_VARS}
         self.warm_cache = work / "warm-cache"
         self._fresh = 0
+        self.extra: list[str] = []  # reports with their own tables (grep), printed after the main one
 
     # --- environment -------------------------------------------------------------------------
 
@@ -262,6 +265,11 @@ class Bench:
                                 f"{len(lock) / 2**20:.0f} MB package-lock.json ({installer}-installed)", pair,
                                 "`python -c pass`", 1.5)
 
+    def grep(self) -> None:
+        """grep_repo in-process and by the CLI against rg on three trees (bench/grep_repo.py)."""
+        self.extra.append(grep_repo.run(self.python, self.codenav, self.warm_cache, self.fresh_dir("grep"),
+                                        self.pairs(15)))
+
     def _ratio_row(self, what: str, pair: harness.Pair, baseline: str, limit: float | None) -> None:
         ratio = pair.median_ratio()
         low, high = min(pair.ratios), max(pair.ratios)
@@ -280,7 +288,8 @@ class Bench:
 
 # name (for --only) -> Bench method, in the order of the table
 BENCHMARKS = {"warm": "warm_tools", "mcp": "mcp", "cold-npm": "cold_npm", "cold-pypi": "cold_pypi",
-              "rss": "indexer_rss", "tree": "big_tree", "locked": "locked"}
+              "rss": "indexer_rss", "tree": "big_tree", "locked": "locked",
+              "grep": "grep"}
 
 
 def _ms(seconds: float) -> str:
@@ -361,7 +370,11 @@ def main() -> int:
               "(bytecode compiled at install), run as the `codenav` command the installer writes; each baseline "
               f"on the same interpreter, alternating with codenav run by run; {time.monotonic() - started:.0f} s")
         print()
-        print(bench.table())
+        if bench.rows:
+            print(bench.table())
+        for report in bench.extra:
+            print()
+            print(report)
         return 0
     finally:
         if ns.keep:

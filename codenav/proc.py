@@ -11,9 +11,9 @@ configuration, and whatever discovery command a registry adds — goes through `
 - an overrun is ``TimedOut``, too much output ``OverCap``, a program that cannot be started
   ``NotStarted``. Each caller turns these into its own words (a git TIMEOUT, gh's fallback).
 
-``stream`` is the same runner for a child that talks in lines while it works (the regex
-search's worker): each stdout line goes to a callback as it arrives, and at the deadline the
-child is killed with what it said so far kept. The indexer, which must outlive its caller, is
+``Conversation`` is the same runner for a long-lived child spoken to in lines (the regex
+search's worker, kept warm by the MCP server): a request in, each stdout line of the answer
+to a callback as it arrives, the child killed at a deadline. The indexer, which must outlive its caller, is
 detached instead (cache/open.py).
 """
 
@@ -161,42 +161,70 @@ def output(argv: list[str], seconds: float, *, cwd: str | None = None, cap: int 
     return done.stdout.decode("utf-8", "replace") if done.returncode == 0 else None
 
 
-def stream(argv: list[str], deadline: float, *, input_bytes: bytes, on_line: Callable[[bytes], bool],
-           env: dict[str, str] | None = None) -> tuple[bool, int | None]:
-    """Run ``argv`` with ``input_bytes`` on stdin, handing each stdout line to ``on_line``
-    until it returns True (done) or the child exits. ``deadline`` is a ``time.monotonic()``
-    value. Returns (timed out, exit status): ``(True, None)`` when the deadline passed (the
-    child's group is killed), ``(False, None)`` when ``on_line`` said done, ``(False, status)``
-    when the child ended first. stderr is discarded."""
-    import select
+class Conversation:
+    """A long-lived child spoken to in lines (the regex search's worker): ``ask`` writes one
+    request to its stdin and hands each stdout line to a callback until the callback says the
+    answer is complete. It runs in its own session with stdin/stdout as pipes, stderr discarded;
+    at a deadline its whole group is killed. A server keeps one between calls, so a call does
+    not pay for starting Python."""
 
-    try:
-        child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                 env=env, cwd=os.path.abspath(os.sep), start_new_session=True, close_fds=True)
-    except OSError as exc:
-        raise NotStarted(exc.strerror or type(exc).__name__) from None
-    assert child.stdin is not None and child.stdout is not None
-    done = False
-    try:
-        child.stdin.write(input_bytes)
-        child.stdin.close()
-        fd, pending = child.stdout.fileno(), b""
-        while not done:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-                return True, None
-            chunk = os.read(fd, _CHUNK)
-            if not chunk:
-                break
-            *lines, pending = (pending + chunk).split(b"\n")
-            for line in lines:
-                if on_line(line):
-                    done = True
-                    break
-    finally:
-        if child.poll() is None:
-            kill(child)
+    def __init__(self, argv: list[str], *, env: dict[str, str] | None = None) -> None:
+        try:
+            self.child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.DEVNULL, env=env, cwd=os.path.abspath(os.sep),
+                                          start_new_session=True, close_fds=True)
+        except OSError as exc:
+            raise NotStarted(exc.strerror or type(exc).__name__) from None
+        self._pending = b""
+
+    def ask(self, request: bytes, deadline: float, on_line: Callable[[bytes], bool]) -> bool | None:
+        """Send ``request`` (``deadline`` is a ``time.monotonic()`` value); True when ``on_line``
+        said the answer is complete, False when the child ended first (then it is reaped), None
+        when the deadline passed (then it is killed)."""
+        import select
+
+        child = self.child
+        assert child.stdin is not None and child.stdout is not None
+        try:
+            child.stdin.write(request)
+            child.stdin.flush()
+            fd = child.stdout.fileno()
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+                    self.kill()
+                    return None
+                chunk = os.read(fd, _CHUNK)
+                if not chunk:
+                    self.kill()
+                    return False
+                *lines, self._pending = (self._pending + chunk).split(b"\n")
+                for line in lines:
+                    if on_line(line):
+                        return True
+        except BrokenPipeError:
+            self.kill()
+            return False
+        except BaseException:
+            self.kill()  # an answer half read cannot be resumed
+            raise
+
+    def alive(self) -> bool:
+        return self.child.poll() is None
+
+    def close(self) -> None:
+        """End the conversation: stdin closed (the child's cue to exit), killed if it lingers."""
+        try:
+            assert self.child.stdin is not None
+            self.child.stdin.close()
+            self.child.wait(timeout=2)
+        except (OSError, subprocess.TimeoutExpired):
+            self.kill()
+        if self.child.stdout is not None:
+            self.child.stdout.close()
+
+    def kill(self) -> None:
+        if self.child.poll() is None:
+            kill(self.child)
         else:
-            child.wait()
-        child.stdout.close()
-    return False, None if done else child.returncode
+            self.child.wait()

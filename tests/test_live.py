@@ -101,9 +101,8 @@ def test_readme_examples_run(real_endpoints, command):
 
 def test_torch_is_listed_by_range_without_downloading_the_wheel(real_endpoints, tmp_path, monkeypatch):
     """A cold `codenav files pypi:torch==2.9.1` lists the wheel from its central directory: a few MB, verified false."""
-    import time
-
     import platform
+    import time
 
     # The default limits: the Linux wheel (858 MiB) is over the 200 MiB download limit.
     monkeypatch.delenv("CODENAV_MAX_DOWNLOAD_BYTES", raising=False)

@@ -5,6 +5,7 @@ or ``~/.cache/codenav``)::
 
   entries/<key>/manifest.json   immutable, published by one rename; lists every file (store.py)
   entries/<key>/paths.txt       a sidecar: the paths as the plain listing prints them
+  entries/<key>/text.txt        a sidecar: the text files (with sizes) and binaries grep_repo sees
   entries/<key>/tree/...        the files (regular files only: links live in the manifest)
   aliases/<h>.json              what a request (registry, endpoint, name, version) resolved to
   locks/<h>.lock                flock per request: one indexer at a time, others wait

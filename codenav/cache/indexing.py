@@ -32,6 +32,7 @@ from .open import job_result_path, lock_path
 # name -> "module:function" building it from a finished entry (imported when an entry is built)
 SIDECARS: dict[str, str] = {
     store.LISTING: "codenav.cache.store:write_listing",
+    store.TEXT_LIST: "codenav.cache.store:write_text_list",
 }
 # Derived by the same indexer right after publication: costly (the symbol index of a large
 # package takes seconds), so a caller waiting for its first listing or read does not wait for

@@ -19,9 +19,11 @@ read, fetched by range (``Entry.read``), so a missing file there is fetched, not
 
 Sidecars are files derived from the tree at indexing time and published with it (the same
 rename), such as ``paths.txt``: the paths as the plain listing prints them, so ``codenav files``
-never decodes a manifest of many thousand rows (SPEC §3: listing never walks the tree). An
-entry published before a sidecar existed gets it on first use (``Entry.sidecar``), written
-whole or not at all.
+never decodes a manifest of many thousand rows (SPEC §3: listing never walks the tree), and
+``text.txt``: the files grep_repo may search (text, with their sizes) and the binary ones it
+counts, so a search neither decodes the manifest rows nor opens a binary file. An entry
+published before a sidecar existed gets it on first use (``Entry.sidecar``), written whole or
+not at all.
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ READABLE_VERSIONS = (1, 2)
 FIELDS = ("path", "size", "language", "fileType", "binary", "link", "sha256")
 OPTIONAL_FIELDS = ("skipped",)  # trailing, present only on the rows that have them
 LISTING = "paths.txt"
+TEXT_LIST = "text.txt"
+# then " text=N binary=M large=K", a newline, and one line a file: "size\tpath" (text),
+# "\tpath" (binary) or "-\tpath" (listed but not stored: over the per-file limit)
+_TEXT_HEADER = "codenav-text 1"
 _VERSION_HEAD = b'{"version":'
 _LISTING_HEADER = "codenav-listing 1"  # then " files=N skipped=M", a newline, one path per line
 
@@ -117,6 +123,36 @@ class Entry:
         except ValueError:
             return None
         return body, count, skipped
+
+    def searchable(self) -> tuple[list[list], list[str], list[str]]:
+        """(the text files as ``[path, size]``, the binary files' paths, the paths listed but
+        not stored), each in path order; symlinks kept as links are in none. From ``text.txt``,
+        derived on first use for an entry indexed before it existed; from the manifest when
+        the sidecar is unreadable."""
+        try:
+            with open(self.sidecar(TEXT_LIST, write_text_list), encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError:
+            text = ""
+        head, _, body = text.partition("\n")
+        fields = head.split(" ")
+        if " ".join(fields[:2]) == _TEXT_HEADER and len(fields) == 5:
+            files: list[list] = []
+            binary: list[str] = []
+            large: list[str] = []
+            for line in body.split("\n")[:-1]:
+                size, _, path = line.partition("\t")
+                if size == "-":
+                    large.append(path)
+                elif size:
+                    files.append([path, int(size)])
+                else:
+                    binary.append(path)
+            if fields[2:] == [f"text={len(files)}", f"binary={len(binary)}", f"large={len(large)}"]:
+                return files, binary, large
+        rows = [r for r in self.files() if r.link is None]
+        return ([[r.path, r.size] for r in rows if not r.binary and r.skipped is None],
+                [r.path for r in rows if r.binary and r.skipped is None], [r.path for r in rows if r.skipped is not None])
 
     def sidecar_path(self, name: str) -> str:
         return os.path.join(self.path, name)
@@ -285,3 +321,23 @@ def write_listing(entry: Entry, out_path: str) -> None:
         handle.write(f"{_LISTING_HEADER} files={len(rows)} skipped={len(entry.manifest['skipped'])}{flagged}\n{body}")
 
 
+
+
+def write_text_list(entry: Entry, out_path: str) -> None:
+    """The ``text.txt`` sidecar of ``entry`` (see Entry.searchable), written to ``out_path``."""
+    lines, text, binary, large = [], 0, 0, 0
+    for row in entry.manifest["files"]:
+        row = Row(row)
+        if row.link is not None:
+            continue
+        if row.skipped is not None:
+            large += 1
+            lines.append(f"-\t{row.path}\n")
+        elif row.binary:
+            binary += 1
+            lines.append(f"\t{row.path}\n")
+        else:
+            text += 1
+            lines.append(f"{row.size}\t{row.path}\n")
+    with open(out_path, "w", encoding="utf-8") as handle:
+        handle.write(f"{_TEXT_HEADER} text={text} binary={binary} large={large}\n{''.join(lines)}")

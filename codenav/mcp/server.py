@@ -266,5 +266,8 @@ class Server:
 
 def serve() -> int:
     """Serve MCP on this process's stdin/stdout until EOF; the exit code (0)."""
+    from ..search.grep import keep_files_in_memory
+
+    keep_files_in_memory()  # a server answers many searches: files searched once stay in memory
     with _claim_stdio() as (wire_in, wire_out), _logging(sys.stderr):
         return Server(wire_in, Writer(wire_out)).run()

@@ -19,8 +19,11 @@ hit per line:
 - A regex is Python ``re`` syntax over the decoded text (``\\w``, ``\\b`` are Unicode), with
   ``re.MULTILINE``; a line matches when ``re.search`` finds the pattern in the line alone.
   A required literal pulled from the pattern rejects files without it before they are decoded.
-  Regexes run in a child process (``grep_worker``) killed at the deadline: Python's ``re``
-  holds the GIL, and a catastrophic pattern would otherwise freeze the server.
+  A regex is stopped at the deadline by ``SIGALRM`` (``re`` checks for signals while it
+  matches, so even a catastrophically backtracking pattern stops): in the main thread (the
+  CLI) it runs right here; in any other thread (the MCP server's workers, where no signal can
+  reach) it runs in a warm child process (``grep_worker``, kept between calls), because
+  ``re`` holds the GIL and would otherwise freeze the server.
 - ``whole_words``: the hit has no word character (``\\w``) right before or after it.
 
 Columns are 1-based and count characters (code points), not bytes as ``rg --column`` does:
@@ -43,9 +46,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from typing import Any
 
+    Derive = Callable[[str], Any]
+
 WINDOW = 300  # characters of a long line shown around its hit (JSON); the CLI prints whole lines
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 DEFAULT_TIMEOUT = 10.0
+SMALL = 64 * 1024  # files below this are rejected by one `in` before the line machinery starts
+MARK_STEP = 64 * 1024  # bytes between the line marks kept for a big file (_marks)
 
 # Every character outside ASCII whose str.casefold() holds an ASCII character (computed over
 # all of Unicode; tests/test_grep_repo.py recomputes it). A file holding none of those relevant
@@ -112,6 +119,15 @@ def _lines_of(doc: Any, newline: Any) -> list[Any]:
     return lines
 
 
+def _overlap(folded: str, pattern: str) -> bool:
+    """Whether a character case-folding to ``folded`` can take part in a match of ``pattern``
+    in folded text: the part of its folding a match covers is all of it, the pattern lies
+    inside it, or one's end is the other's start."""
+    if folded in pattern or pattern in folded:
+        return True
+    return any(pattern.startswith(folded[i:]) or pattern.endswith(folded[:i]) for i in range(1, len(folded)))
+
+
 class Literal:
     """A literal pattern. ``spans(data, lo)`` yields the (start, end) byte offsets of the matching
     lines from offset ``lo`` (a line start); ``column(line)`` is the 0-based hit in a line."""
@@ -120,18 +136,23 @@ class Literal:
 
     def __init__(self, pattern: str, case_sensitive: bool, whole_words: bool) -> None:
         self.pattern, self.case_sensitive, self.whole_words = pattern, case_sensitive, whole_words
+        self._rest: Any = None
         self.fold = pattern if case_sensitive else pattern.casefold()
         if case_sensitive:
             self.needle: bytes | None = pattern.encode("utf-8")
         else:
             self.needle = pattern.lower().encode("ascii") if pattern.isascii() else None
-            letters = set(self.fold)
             # With whole_words any of them matters: a folded neighbour can change wordness.
             self.specials = [ch.encode("utf-8") for ch, folded in FOLDS_TO_ASCII.items()
-                             if whole_words or letters & set(folded)]
+                             if whole_words or _overlap(folded, self.fold)]
 
     def prefilter(self, data: bytes) -> bool:
         return True
+
+    def absent(self, data: bytes) -> bool:
+        """True when no line of ``data`` can match: a case-sensitive needle it lacks (a cheap
+        test before the line machinery; False means "look")."""
+        return self.case_sensitive and self.needle not in data
 
     def _fast(self, data: bytes) -> bool:
         if self.needle is None:
@@ -140,11 +161,13 @@ class Literal:
             return True
         return not any(special in data for special in self.specials)
 
-    def spans(self, data: bytes, lo: int = 0) -> Iterator[tuple[int, int]]:
+    def spans(self, data: bytes, lo: int = 0, derive: Derive | None = None) -> Iterator[tuple[int, int]]:
+        """``derive(kind)`` gives the file's lowered copy ("lower") or its decoded text ("text"),
+        which a server keeps between searches; without it they are made here."""
         if not self._fast(data):
             yield from self._folded_spans(data, lo)
             return
-        hay = data if self.case_sensitive else data.lower()
+        hay = data if self.case_sensitive else derive("lower") if derive is not None else data.lower()
         needle, size, whole = self.needle, len(self.needle), self.whole_words
         find, rfind, end = hay.find, hay.rfind, len(hay)
         pos = find(needle, lo)
@@ -160,6 +183,30 @@ class Literal:
             yield start, stop
             lo = stop + 1
             pos = find(needle, lo)
+
+    def count_rest(self, data: bytes, lo: int, derive: Derive | None = None) -> int:
+        """How many lines from offset ``lo`` (a line start) match: ``spans`` counted, without
+        the line starts it finds for each. After 64 hits in one file the rest is counted by
+        ``re`` in C (the literal, then the rest of its line: one match per matching line)."""
+        if self.whole_words or not self._fast(data):
+            return sum(1 for _ in self.spans(data, lo, derive))
+        hay = data if self.case_sensitive else derive("lower") if derive is not None else data.lower()
+        needle, find, count = self.needle, hay.find, 0
+        size = len(needle)
+        pos = find(needle, lo)
+        while pos >= 0:
+            count += 1
+            stop = find(b"\n", pos + size)
+            if stop < 0:
+                break
+            if count == 64:  # a common literal: C counts the rest
+                if self._rest is None:
+                    import re
+
+                    self._rest = re.compile(re.escape(needle) + b"[^\n]*()")  # () : findall returns b""s
+                return count + len(self._rest.findall(hay, stop + 1))
+            pos = find(needle, stop + 1)
+        return count
 
     def _folded_spans(self, data: bytes, lo: int) -> Iterator[tuple[int, int]]:
         """The slow, exact path: each line decoded and case-folded."""
@@ -202,12 +249,12 @@ def _parser() -> Any:
 def analyse(pattern: str, flags: int) -> tuple[str, bool, bool]:
     """(the longest run of literal characters every match contains, whether the pattern is
     case-insensitive as a whole, whether it must run line by line because it looks past a
-    line's ends: lookarounds, ``\\A``, ``\\Z``)."""
+    line's ends: lookarounds, ``\\A``, ``\\Z``; whether every match starts with that run)."""
     parser = _parser()
     try:
         parsed = parser.parse(pattern, flags)
     except Exception:  # noqa: BLE001 - re.compile accepted it; then no prefilter, the slow path
-        return "", True, True
+        return "", True, True, False
     looks_around = {parser.ASSERT, parser.ASSERT_NOT}
     string_ends = {parser.AT_BEGINNING_STRING, parser.AT_END_STRING}
     line_mode = False
@@ -243,7 +290,19 @@ def analyse(pattern: str, flags: int) -> tuple[str, bool, bool]:
 
     runs(parsed)
     best = max(best, "".join(run), key=len)
-    return best, bool(parsed.state.flags & 2), line_mode  # 2: re.IGNORECASE
+    leading = []  # the literal run a match starts with (flagless groups looked into)
+    items = list(parsed)
+    while items:
+        op, value = items.pop(0)
+        if op == parser.LITERAL:
+            leading.append(chr(value))
+        elif op == parser.SUBPATTERN and not value[1] and not value[2]:
+            items[:0] = list(value[3])
+        else:
+            break
+    head = "".join(leading)
+    starts = bool(best) and (len(head) >= 3 or head.startswith(best))
+    return best, bool(parsed.state.flags & 2), line_mode, starts  # 2: re.IGNORECASE
 
 
 def compile_regex(pattern: str, case_sensitive: bool, whole_words: bool) -> Any:
@@ -281,7 +340,11 @@ class Regex:
 
     def __init__(self, pattern: str, case_sensitive: bool, whole_words: bool) -> None:
         self.rx = compile_regex(pattern, case_sensitive, whole_words)
-        literal, self.ignore_case, self.line_mode = analyse(pattern, self.rx.flags)
+        literal, self.ignore_case, self.line_mode, leading = analyse(pattern, self.rx.flags)
+        # A case-sensitive pattern that starts with its literal runs over the whole text (after
+        # the literal rejected the files without it): re's own prefix scan beats testing every
+        # line that holds a common literal such as `function`.
+        self.whole_text = leading and not self.ignore_case and not self.line_mode and not whole_words
         self.needle: bytes | None = None
         self.specials: list[bytes] = []
         if literal and not self.ignore_case:
@@ -294,12 +357,16 @@ class Regex:
     def prefilter(self, data: bytes) -> bool:
         return True
 
-    def spans(self, data: bytes, lo: int = 0) -> Iterator[tuple[int, int]]:
+    def absent(self, data: bytes) -> bool:
+        """True when ``data`` lacks the required literal (as spans would find it: case-sensitive only)."""
+        return self.needle is not None and not self.ignore_case and self.needle not in data
+
+    def spans(self, data: bytes, lo: int = 0, derive: Derive | None = None) -> Iterator[tuple[int, int]]:
         needle, search = self.needle, self.rx.search
-        if needle is not None and (not self.ignore_case or data.isascii()
-                                   or not any(special in data for special in self.specials)):
+        if needle is not None and not self.whole_text and (
+                not self.ignore_case or data.isascii() or not any(special in data for special in self.specials)):
             # Every match holds the literal, so every matching line does: test those lines only.
-            hay = data.lower() if self.ignore_case else data
+            hay = data if not self.ignore_case else derive("lower") if derive is not None else data.lower()
             find, rfind, end = hay.find, hay.rfind, len(hay)
             pos = find(needle, lo)
             while pos >= 0:
@@ -320,7 +387,7 @@ class Regex:
                     yield offset, offset + len(raw)
                 offset += len(raw) + 1
             return
-        text = data[lo:].decode("utf-8", "replace")
+        text = derive("text") if derive is not None and lo == 0 else data[lo:].decode("utf-8", "replace")
         ascii_text = text.isascii()
         chars = octets = 0  # a character offset and its byte offset, advanced match by match
         for start, stop in self._text_spans(text):
@@ -331,6 +398,9 @@ class Regex:
             length = len(text[start:stop].encode("utf-8"))
             yield lo + octets, lo + octets + length
             chars, octets = stop, octets + length
+
+    def count_rest(self, data: bytes, lo: int, derive: Derive | None = None) -> int:
+        return sum(1 for _ in self.spans(data, lo, derive))
 
     def _text_spans(self, text: str) -> Iterator[tuple[int, int]]:
         """The matching lines of ``text`` as character offsets: the pattern over the whole text,
@@ -363,21 +433,79 @@ def matcher(options: dict[str, Any]) -> Literal | Regex:
 
 # --- the scan: events for the page and the counts ------------------------------------------------
 
-def read_file(path: str, size: int) -> bytes:
-    """The whole file, read with ``os.read`` (``size`` is the manifest's: one read, plus the EOF check)."""
+def read_file(path: str, size: int, dir_fd: int | None = None) -> bytes:
+    """The whole file, read with ``os.read`` (``size`` is the manifest's: one read of a byte
+    more, which a regular file fills only when it grew; ``path`` relative to ``dir_fd``)."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY, dir_fd=dir_fd)
     except FileNotFoundError:
         from ..errors import cache_removed
 
         raise cache_removed() from None
     try:
-        chunks = [os.read(fd, size + 1)]
+        data = os.read(fd, size + 1)
+        if len(data) <= size:
+            return data
+        chunks = [data]
         while chunks[-1]:
             chunks.append(os.read(fd, 1 << 20))
         return b"".join(chunks)
     finally:
         os.close(fd)
+
+
+# The bytes of searched files, kept between searches by a long-lived process (the MCP server and
+# its grep_worker set the budget; the CLI, which searches once, keeps nothing): tree -> path ->
+# bytes, whole trees evicted least recently searched first. An entry's tree never changes (its
+# key names the verified artifact), so a kept file is the file; that the tree still exists is
+# checked on every search (_open_tree).
+memory_budget = 0  # bytes
+_KEPT: dict[str, dict[str, Any]] = {}
+_KEPT_BYTES: dict[str, int] = {}
+DEFAULT_MEMORY_BYTES = 96 * 1024 * 1024
+
+
+def keep_files_in_memory() -> None:
+    """Keep searched files in memory up to ``CODENAV_SEARCH_MEMORY_BYTES`` (default 96 MiB):
+    for a process that serves many searches."""
+    global memory_budget
+    try:
+        memory_budget = int(os.environ.get("CODENAV_SEARCH_MEMORY_BYTES", DEFAULT_MEMORY_BYTES))
+    except ValueError:
+        memory_budget = DEFAULT_MEMORY_BYTES
+
+
+def _kept(tree: str) -> dict[str, Any] | None:
+    """The kept files of ``tree`` (made the most recently used), or None when nothing is kept."""
+    if memory_budget <= 0:
+        return None
+    held = _KEPT.pop(tree, None)
+    if held is None:
+        held = {}
+        _KEPT_BYTES[tree] = 0
+    _KEPT[tree] = held  # dicts keep insertion order: the first key is the least recently used
+    return held
+
+
+def _keep(tree: str, held: dict[str, Any], path: str, data: Any, size: int | None = None) -> None:
+    size = len(data) if size is None else size
+    while sum(_KEPT_BYTES.values()) + size > memory_budget:
+        oldest = next((t for t in _KEPT if t != tree), None)
+        if oldest is None:
+            return  # this tree alone fills the budget: the rest of it is read each time
+        _KEPT.pop(oldest, None)
+        _KEPT_BYTES.pop(oldest, None)
+    held[path] = data
+    _KEPT_BYTES[tree] = _KEPT_BYTES.get(tree, 0) + size
+
+
+def _open_tree(tree: str) -> int:
+    try:
+        return os.open(tree, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except FileNotFoundError:
+        from ..errors import cache_removed
+
+        raise cache_removed() from None
 
 
 def _shown(text: str, column: int | None, window: int | None) -> dict[str, Any]:
@@ -403,34 +531,88 @@ def scan(job: dict[str, Any], match: Literal | Regex | None = None) -> Iterator[
     index0, line0, offset0, shown0 = job.get("start") or (0, 1, 0, 0)
     left, cap = job["want"], job.get("cap")
     context, window = job.get("context", 0), job.get("window")
+    tree_fd = _open_tree(tree)  # files opened relative to it: no path joined, no prefix resolved per file
+    try:
+        yield from _scan(files, tree, tree_fd, match, index0, line0, offset0, shown0, left, cap, context, window)
+    finally:
+        os.close(tree_fd)
+
+
+def _scan(files: list[list], tree: str, tree_fd: int, match: Literal | Regex, index0: int, line0: int,
+          offset0: int, shown0: int, left: int, cap: int | None, context: int,
+          window: int | None) -> Iterator[list]:
     as_text = match.kind == "str"
     newline = "\n" if as_text else b"\n"
-    for index in list(range(index0, len(files))) + [-1] + list(range(index0)):
+    held = _kept(tree)
+    absent = match.absent
+    for index in [*range(index0, len(files)), -1, *range(index0)]:
         if index < 0:
             yield ["a"]
             continue
         path, size = files[index]
-        data = read_file(os.path.join(tree, path), size)
-        if not match.prefilter(data):
+        data = None if held is None else held.get(path)
+        if data is None:
+            data = read_file(path, size, tree_fd)
+            if held is not None:
+                _keep(tree, held, path, data)
+        if (len(data) < SMALL and absent(data)) or not match.prefilter(data):
             yield ["f", index, 0]
             continue
+        derive = None if held is None else _deriver(tree, held, path, data)
         doc: Any = data.decode("utf-8", "replace") if as_text else data
         first = index == index0
         offset, line, shown = (offset0, line0, shown0) if first else (0, 1, 0)
         room = 0 if index < index0 else left if cap is None else min(left, max(0, cap - shown))
         if first and offset > len(doc):
             raise invalid("cursor does not belong to this search; repeat the search without it", "cursor")
-        count, numbered = 0, offset
-        for start, stop in match.spans(doc):
+        count, numbered, marks = 0, offset, None
+        if room <= 0:
+            count = match.count_rest(doc, 0, derive)
+        for start, stop in match.spans(doc, 0, derive) if room > 0 else ():
             count += 1
-            if room <= 0 or start < offset:
+            if start < offset:
                 continue
-            line += doc.count(newline, numbered, start)
+            if held is not None and start - numbered > 2 * MARK_STEP:  # far: from the file's line marks
+                marks = marks or _marks(tree, held, path, doc)
+                mark = start // MARK_STEP
+                line = marks[mark] + doc.count(newline, mark * MARK_STEP, start)
+            else:
+                line += doc.count(newline, numbered, start)
             numbered = start
             yield ["m", index, line, stop + 1, _lines(doc, start, stop, line, context, window, match)]
             room -= 1
             left -= 1
+            if room <= 0:  # the page is full: the rest of the file is only counted, by the cheapest loop
+                count += match.count_rest(doc, stop + 1, derive)
+                break
         yield ["f", index, count]
+
+
+def _deriver(tree: str, held: dict[str, Any], path: str, data: bytes) -> Derive:
+    """A kept file's lowered copy or decoded text, made once and kept beside it."""
+
+    def derive(kind: str) -> Any:
+        key = path + "\0" + kind
+        value = held.get(key)
+        if value is None:
+            value = data.lower() if kind == "lower" else data.decode("utf-8", "replace")
+            _keep(tree, held, key, value)
+        return value
+
+    return derive
+
+
+def _marks(tree: str, held: dict[str, Any], path: str, doc: bytes) -> list[int]:
+    """The line number at every MARK_STEP bytes of a kept file (kept beside it): a match deep in
+    a big file is numbered by counting from the mark before it, not from the previous match."""
+    key = path + "\0marks"
+    marks = held.get(key)
+    if marks is None:
+        marks, count = [1], doc.count
+        for mark in range(MARK_STEP, len(doc) + 1, MARK_STEP):
+            marks.append(marks[-1] + count(b"\n", mark - MARK_STEP, mark))
+        _keep(tree, held, key, marks, 8 * len(marks))
+    return marks
 
 
 def _decode(raw: Any) -> str:
@@ -593,7 +775,8 @@ def search(tree: str, files: list[list], options: dict[str, Any], *, start: tupl
     ``start`` is (file index, line, offset, matches of that file shown before) from a cursor;
     ``max_matches`` None means every match (the plain CLI); ``budget``/``line_budget`` bound
     the page's JSON bytes and line objects; ``encode(path, line, offset, shown)`` makes the
-    cursor. Literals are searched here; a regex in a child process (grep_worker).
+    cursor. Literals are searched here; a regex here in the main thread, else in a warm
+    child process (grep_worker).
     """
     import time
 
@@ -604,7 +787,9 @@ def search(tree: str, files: list[list], options: dict[str, Any], *, start: tupl
     page = Page(files, start, limit, budget, line_budget)
     timed_out = False
     if options.get("regex"):
-        timed_out = run_in_child(job, page.event, deadline)
+        timed_out = scan_until(job, page.event, deadline)
+        if timed_out is None:  # not the main thread: no signal can stop it here
+            timed_out = run_in_child(job, page.event, deadline)
     else:
         for event in scan(job):
             page.event(event)
@@ -615,30 +800,114 @@ def search(tree: str, files: list[list], options: dict[str, Any], *, start: tupl
     return page.result(timed_out, encode)
 
 
-def run_in_child(job: dict[str, Any], on_event: Callable[[list], None], deadline: float) -> bool:
-    """Run ``job`` in ``python -m codenav.search.grep_worker``, feeding its events to
-    ``on_event``; True when the deadline stopped it (the child is killed), False when it
-    finished. Python's ``re`` holds the GIL inside one search, so only a process can be stopped."""
-    import json
+class _Stop(Exception):
+    """The deadline's SIGALRM, raised inside the scan only (never while an event is handled)."""
+
+
+def scan_until(job: dict[str, Any], on_event: Callable[[list], None], deadline: float) -> bool | None:
+    """Run ``job`` here, feeding its events to ``on_event``, stopped at ``deadline`` by SIGALRM
+    (``re`` checks for signals while it matches, so a stuck pattern stops too). True when the
+    deadline stopped it, False when it finished; None, without running it, outside the main
+    thread, where Python delivers no signal (the caller runs it in a child then)."""
+    import signal
+    import time
+
+    state = {"armed": False, "rang": False}
+
+    def ring(signum: int, frame: Any) -> None:
+        state["rang"] = True
+        if state["armed"]:
+            raise _Stop
+
+    try:
+        previous = signal.signal(signal.SIGALRM, ring)
+    except (ValueError, AttributeError):  # not the main thread (or no SIGALRM on this platform)
+        return None
+    events = scan(job)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(deadline - time.monotonic(), 0.001))
+        while True:
+            state["armed"] = True
+            try:
+                if state["rang"]:
+                    raise _Stop
+                event = next(events)
+            except StopIteration:
+                return False
+            finally:
+                state["armed"] = False
+            on_event(event)
+    except _Stop:
+        return True
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        events.close()
+
+
+_IDLE: list[Any] = []  # warm grep_worker conversations between calls (a server reuses them)
+_KEEP = 2  # at most this many kept: one per concurrent regex search of the MCP server's workers
+_GRACE = 2.0  # seconds past the deadline before a worker that did not stop itself is killed
+
+
+def _take_worker() -> Any:
+    from .. import proc
+
+    while _IDLE:
+        try:
+            worker = _IDLE.pop()
+        except IndexError:  # another thread took the last one
+            break
+        if worker.alive():
+            return worker
+        worker.kill()
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = {**os.environ, "PYTHONPATH": package_root + os.pathsep + os.environ.get("PYTHONPATH", "")}
     import sys
+
+    return proc.Conversation([sys.executable, "-m", f"{__package__}.grep_worker"], env=env)
+
+
+def run_in_child(job: dict[str, Any], on_event: Callable[[list], None], deadline: float) -> bool:
+    """Run ``job`` in a ``python -m codenav.search.grep_worker`` process (a warm one when a
+    previous call left it), feeding its events to ``on_event``; True when the deadline stopped
+    it. The worker stops itself at the deadline (scan_until) and stays reusable; one that does
+    not within a grace period is killed. Python's ``re`` holds the GIL inside one search, so
+    only another process can be stopped without stopping this one."""
+    import json
+    import time
 
     from .. import proc
     from ..errors import CodenavError
 
-    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = {**os.environ, "PYTHONPATH": package_root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    outcome: dict[str, Any] = {}
 
     def on_line(line: bytes) -> bool:
-        event = json.loads(line)
-        if event[0] == "d":
-            return True
-        if event[0] == "e":
-            raise CodenavError(event[1], event[2], details=event[3])
-        on_event(event)
+        for event in json.loads(line):
+            kind = event[0]
+            if kind in ("d", "t"):
+                outcome["timed_out"] = kind == "t"
+                return True
+            if kind == "e":
+                outcome["error"] = CodenavError(event[1], event[2], details=event[3])
+                return True
+            on_event(event)
         return False
 
-    timed_out, status = proc.stream([sys.executable, "-m", f"{__package__}.grep_worker"], deadline,
-                                    input_bytes=json.dumps(job).encode("utf-8"), on_line=on_line, env=env)
-    if status is not None:
-        raise CodenavError("INTERNAL", f"the regex search process stopped unexpectedly (exit {status})")
-    return timed_out
+    try:
+        worker = _take_worker()
+    except proc.NotStarted as exc:
+        raise CodenavError("INTERNAL", f"the regex search process could not be started ({exc})") from None
+    request = json.dumps({**job, "seconds": deadline - time.monotonic()}).encode("utf-8") + b"\n"
+    answered = worker.ask(request, deadline + _GRACE, on_line)
+    if answered is None:
+        return True
+    if not answered:
+        raise CodenavError("INTERNAL", "the regex search process stopped unexpectedly")
+    if len(_IDLE) < _KEEP:
+        _IDLE.append(worker)
+    else:
+        worker.close()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["timed_out"]

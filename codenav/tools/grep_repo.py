@@ -76,33 +76,30 @@ def _check(args: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
-def _scope(rows: list[Any], options: dict[str, Any]) -> tuple[list[list], int, int]:
-    """(the text files to search as [path, size], binaries in scope, files over the size limit)."""
+def _scope(searchable: tuple[list[list], list[str], list[str]], options: dict[str, Any]) -> tuple[list[list], int, int]:
+    """(the text files to search as [path, size], binaries in scope, files over a size limit:
+    the search's, or the per-file limit at indexing that kept them out of the tree), from the
+    entry's list of text and binary files (store.Entry.searchable: no manifest rows decoded,
+    no binary opened)."""
     from ..search.grep import max_file_bytes
 
+    files, binaries, not_stored = searchable
     prefix = options["path_prefix"]
     if prefix:
         with_slash = prefix + "/"
-        rows = [r for r in rows if r.path == prefix or r.path.startswith(with_slash)]
+        files = [f for f in files if f[0] == prefix or f[0].startswith(with_slash)]
+        binaries = [p for p in binaries if p == prefix or p.startswith(with_slash)]
+        not_stored = [p for p in not_stored if p == prefix or p.startswith(with_slash)]
     if options["glob"]:
         from ..search.globs import GlobSet
 
         matcher = GlobSet(options["glob"])
-        rows = [r for r in rows if matcher.includes(r.path)]
+        files = [f for f in files if matcher.includes(f[0])]
+        binaries = [p for p in binaries if matcher.includes(p)]
+        not_stored = [p for p in not_stored if matcher.includes(p)]
     limit = max_file_bytes()
-    files, binary, large = [], 0, 0
-    for row in rows:
-        if row.link is not None:
-            continue  # a symlink: its target is searched under its own path
-        if row.skipped is not None:
-            large += 1  # listed but never stored: over the per-file limit at indexing
-        elif row.binary:
-            binary += 1
-        elif row.size > limit:
-            large += 1
-        else:
-            files.append([row.path, row.size])
-    return files, binary, large
+    searched = [f for f in files if f[1] <= limit]
+    return searched, len(binaries), len(files) - len(searched) + len(not_stored)
 
 
 def run(args: dict[str, Any]) -> dict[str, Any]:
@@ -112,7 +109,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
 
     options = _check(args)
     entry = _target.open_entry(args)
-    files, binary, large = _scope(entry.files(), options)
+    files, binary, large = _scope(entry.searchable(), options)
     if entry.ranged:  # the members in scope, fetched by range first (bounded: cache/lazy.py)
         from ..cache import lazy
 

@@ -1,0 +1,204 @@
+"""grep_repo's speed machinery changes no result: the text-file sidecar, files kept in memory,
+regexes stopped by SIGALRM in the CLI and by a warm worker process under MCP."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+
+import pytest
+
+from codenav.cache import store
+from codenav.errors import CodenavError
+from codenav.search import grep
+from codenav.tools import grep_repo
+from tests.conftest import run_cli
+from tests.fakes.http import FakeServer
+from tests.fakes.npm import FakeNpm
+
+FILES = {
+    "index.js": b"const a = require('./lib/a');\nmodule.exports = a; // needle\n",
+    "lib/a.js": b"function Alpha() {}\nexports.alpha = Alpha; // NEEDLE\n",
+    "lib/b.ts": b"export const b = 1;\nexport function beta() { return 'needle'; }\n",
+    "docs/readme.md": "# caf\u00e9 needle\n\u212aelvin\n".encode(),
+    "img/logo.png": b"\x89PNG\r\n\x1a\n\0\0\0needle",
+    "data/latin1.txt": "caf\xe9 needle\n".encode("latin-1"),
+    "data/late-nul.bin": b"needle\n" + b"x" * 9000 + b"\0",  # a NUL past the 8 KiB sniff: text, as rg -uu's walk differs
+    "empty.txt": b"",
+    # 300 KB: matches far apart are numbered from the line marks of a kept file
+    "big/bundle.js": "".join(f"row {i} {'needle NEEDLE' if i % 13001 == 0 else 'hay'}\n" for i in range(30000)).encode(),
+}
+SPEC = "npm:speed@1.0.0"
+TARGET = {"registry": "npm", "package_name": "speed", "version": "1.0.0"}
+STUCK = {"registry": "npm", "package_name": "stuck", "version": "1.0.0"}
+CASES = [{"pattern": "needle"}, {"pattern": "NEEDLE", "case_sensitive": True}, {"pattern": "kelvin"},
+         {"pattern": r"n\w+e", "regex": True}, {"pattern": r"alpha|beta", "regex": True, "case_sensitive": True}]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    with FakeServer() as server:
+        fake = FakeNpm(server)
+        fake.publish("speed", "1.0.0", FILES)
+        fake.publish("stuck", "1.0.0", {"a_first.txt": b"aaaa\nplain\n", "z_stuck.txt": b"a" * 60 + b"b\n"})
+        yield fake, tmp_path_factory.mktemp("speed-cache")
+
+
+@pytest.fixture(autouse=True)
+def env(served, isolated_env, monkeypatch):
+    fake, cache = served
+    monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
+    monkeypatch.setenv("CODENAV_CACHE_DIR", str(cache))
+    monkeypatch.setattr(grep, "memory_budget", 0)
+    grep._KEPT.clear()
+    grep._KEPT_BYTES.clear()
+
+
+def entry() -> store.Entry:
+    grep_repo.run({**TARGET, "pattern": "x"})  # indexes it on first use
+    base = os.path.join(os.environ["CODENAV_CACHE_DIR"], "entries", "npm", "speed")
+    (version,) = os.listdir(base)
+    return store.Entry("npm/speed/" + version, os.path.join(base, version))
+
+
+def results(arguments: dict) -> list:
+    result = grep_repo.run({**TARGET, **arguments, "_unbounded": True})
+    return [result["totalMatches"], result["filesScanned"], result["binaryFilesSkipped"],
+            [(f["path"], ln["line"], ln["text"], ln.get("column")) for f in result["files"] for b in f["blocks"]
+             for ln in b["lines"]]]
+
+
+def test_the_text_list_holds_exactly_the_files_an_independent_walk_finds_text():
+    """text.txt lists every file of the tree without a NUL in its first 8 KiB and valid as UTF-8,
+    with its size, and every other file as binary."""
+    tree = entry().path + "/tree"
+    text, binary = {}, set()
+    for folder, _, names in os.walk(tree):
+        for name in names:
+            path = os.path.join(folder, name)
+            data = open(path, "rb").read()
+            rel = os.path.relpath(path, tree)
+            try:
+                data.decode("utf-8")
+                is_text = b"\0" not in data[:8192]
+            except UnicodeDecodeError:
+                is_text = False
+            if is_text:
+                text[rel] = len(data)
+            else:
+                binary.add(rel)
+    files, binaries = entry().searchable()
+    assert dict(files) == text and set(binaries) == binary
+    assert [f[0] for f in files] == sorted(text) and binaries == sorted(binary)
+    assert binary == {"img/logo.png", "data/latin1.txt"}
+
+
+def test_an_entry_indexed_before_the_text_list_gets_it_on_first_use():
+    """Without text.txt, the first search writes it again, byte for byte, and finds the same lines."""
+    sidecar = entry().sidecar_path(store.TEXT_LIST)
+    published = open(sidecar, "rb").read()
+    before = [results(case) for case in CASES]
+    os.remove(sidecar)
+    assert [results(case) for case in CASES] == before
+    assert open(sidecar, "rb").read() == published
+
+
+@pytest.mark.parametrize("damage", ["codenav-text 99 text=0 binary=0\n", "codenav-text 1 text=1 binary=0\n1\tx\n2\ty\n"])
+def test_results_are_the_same_from_the_text_list_and_from_the_manifest(damage):
+    """A text.txt of another version, or whose counts disagree, is ignored: the manifest gives the same results."""
+    sidecar = entry().sidecar_path(store.TEXT_LIST)
+    published = open(sidecar, "rb").read()
+    before = [results(case) for case in CASES]
+    try:
+        with open(sidecar, "w") as handle:
+            handle.write(damage)
+        assert [results(case) for case in CASES] == before
+    finally:
+        with open(sidecar, "wb") as handle:
+            handle.write(published)
+    assert before[0][0] == 8 and before[0][2] == 2  # needle: 4 text files, the late NUL, 3 rows; 2 binaries skipped
+
+
+@pytest.mark.parametrize("budget", [1 << 30, 40])
+def test_files_kept_in_memory_give_the_same_results(budget, monkeypatch):
+    """With a memory budget (everything, or less than one file) each search repeated equals the search from disk."""
+    cold = [results(case) for case in CASES]
+    monkeypatch.setattr(grep, "memory_budget", budget)
+    assert [results(case) for case in CASES] == cold
+    assert [results(case) for case in CASES] == cold
+    kept = sum(1 for files in grep._KEPT.values() for key in files if "\0" not in key)
+    assert (kept == len(FILES) - 2) is (budget > 1000) and sum(grep._KEPT_BYTES.values()) <= budget
+    assert any(key.endswith("\0marks") for files in grep._KEPT.values() for key in files) is (budget > 1000)
+
+
+@pytest.mark.parametrize("budget", [0, 1 << 30])
+def test_counts_past_a_short_page_equal_the_matches_of_the_whole_search(budget, monkeypatch):
+    """A page of 1 or 2 matches counts every other matching line (the find loop, then re past 64 hits in a
+    file) as the unbounded search shows them."""
+    monkeypatch.setattr(grep, "memory_budget", budget)
+    many = [{"pattern": "row 1", "case_sensitive": True}, {"pattern": "ROW 2"}, {"pattern": "hay"}]  # thousands of lines
+    for case in CASES + many + [{"pattern": "needle", "whole_words": True}, {"pattern": "café"}]:
+        every = results(case)
+        for size in (1, 2):
+            page = grep_repo.run({**TARGET, **case, "max_matches": size})
+            assert page["totalMatches"] == every[0] == len([ln for ln in every[3] if ln[3] is not None])
+            assert page["filesMatched"] == len({ln[0] for ln in every[3]})
+
+
+def test_a_removed_tree_is_noticed_although_its_files_are_kept(monkeypatch):
+    """A search whose files are in memory still fails as the others do when the entry's tree is gone."""
+    monkeypatch.setattr(grep, "memory_budget", 1 << 30)
+    tree = entry().path + "/tree"
+    results(CASES[0])
+    os.rename(tree, tree + ".away")
+    try:
+        with pytest.raises(CodenavError) as info:
+            results(CASES[0])
+        assert info.value.code == "NOT_FOUND" and info.value.retryable is True
+    finally:
+        os.rename(tree + ".away", tree)
+
+
+def in_thread(arguments: dict) -> dict:
+    """grep_repo.run from a thread other than the main one, as the MCP server's workers call it."""
+    box = {}
+    worker = threading.Thread(target=lambda: box.update(result=grep_repo.run(dict(arguments))))
+    worker.start()
+    worker.join()
+    return box["result"]
+
+
+def test_a_regex_outside_the_main_thread_runs_in_a_warm_worker_that_survives_a_timeout(monkeypatch):
+    """From a worker thread a regex gives the main thread's result through a child process kept between
+    calls; a stuck pattern times out in that child, which stays alive and answers the next search."""
+    while grep._IDLE:
+        grep._IDLE.pop().close()
+    for case in CASES[3:]:
+        expected = grep_repo.run({**TARGET, **case})
+        assert in_thread({**TARGET, **case}) == expected
+    (worker,) = grep._IDLE
+    pid = worker.child.pid
+    in_thread({**STUCK, "pattern": "x"})  # index it before the clock runs
+    monkeypatch.setenv("CODENAV_SEARCH_TIMEOUT", "1.5")
+    started = time.monotonic()
+    stuck = in_thread({**STUCK, "pattern": "(a+)+$", "regex": True})
+    assert 1.4 < time.monotonic() - started < 1.5 + grep._GRACE
+    assert stuck["truncatedReason"] == "time" and stuck["totalMatches"] == 1
+    assert [w.child.pid for w in grep._IDLE] == [pid] and grep._IDLE[0].alive()
+    assert in_thread({**TARGET, **CASES[3]}) == grep_repo.run({**TARGET, **CASES[3]})
+    assert [w.child.pid for w in grep._IDLE] == [pid]
+
+
+def test_the_cli_stops_a_stuck_regex_at_its_budget_in_its_own_process():
+    """`codenav grep` runs a regex in-process and SIGALRM stops a catastrophic one at CODENAV_SEARCH_TIMEOUT,
+    with the match found before it."""
+    run_cli("files", "npm:stuck@1.0.0")
+    started = time.monotonic()
+    proc = run_cli("grep", "npm:stuck@1.0.0", "(a+)+$", "--regex", "--json", env={"CODENAV_SEARCH_TIMEOUT": "2"})
+    elapsed = time.monotonic() - started
+    result = json.loads(proc.stdout)
+    assert result["truncatedReason"] == "time" and result["hasMore"] is True
+    assert [(f["path"], b["startLine"]) for f in result["files"] for b in f["blocks"]] == [("a_first.txt", 1)]
+    assert 2 < elapsed < 8
