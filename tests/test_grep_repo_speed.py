@@ -89,8 +89,8 @@ def test_the_text_list_holds_exactly_the_files_an_independent_walk_finds_text():
                 text[rel] = len(data)
             else:
                 binary.add(rel)
-    files, binaries = entry().searchable()
-    assert dict(files) == text and set(binaries) == binary
+    files, binaries, not_stored = entry().searchable()
+    assert dict(files) == text and set(binaries) == binary and not_stored == []
     assert [f[0] for f in files] == sorted(text) and binaries == sorted(binary)
     assert binary == {"img/logo.png", "data/latin1.txt"}
 
