@@ -153,7 +153,11 @@ def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, 
         for f in extracted.files
     ]
     atomic_write(str(build_dir / "manifest.json"), store.manifest_text(target_echo, rows, extracted.skipped))
-    _derive(store.Entry(key, str(build_dir)))
+    entry = store.Entry(key, str(build_dir))
+    # The sidecars read the manifest just written: hand them these rows rather than decode it.
+    entry._manifest = {"version": store.MANIFEST_VERSION, "fields": list(store.FIELDS), "target": target_echo,
+                       "files": rows, "skipped": extracted.skipped}
+    _derive(entry)
     final = Path(store.entry_dir(key))
     final.parent.mkdir(parents=True, exist_ok=True)
     _move_aside_unreadable(final, key)
