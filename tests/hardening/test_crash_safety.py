@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from codenav.cache.open import is_locked
 from codenav.errors import CodenavError
 from codenav.tools import list_files
 from tests.conftest import run_cli
@@ -210,5 +211,10 @@ def test_prune_during_a_live_index_does_not_break_it(npm: FakeNpm, cache_dir: Pa
     assert proc.returncode == 0, proc.stderr
     assert [f["path"] for f in list_files.run(args)["files"]] == sorted(FILES)
     _assert_no_half_built_entry(cache_dir, "live")
+    # The listing is answered at publication; the indexer then derives the late sidecars, and a
+    # prune leaves tmp/ alone while any indexer is live: let it finish first.
+    deadline = time.monotonic() + 60
+    while any(is_locked(str(lock)) for lock in (cache_dir / "locks").glob("*.lock")) and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert run_cli("cache", "prune").returncode == 0
     assert not debris.exists()
