@@ -56,7 +56,16 @@ def test_npm_scoped_package_resolves_and_echoes_its_target(npm):
                                 "verification": "sha512 of the downloaded file matches the registry's dist.integrity",
                                 "versionSource": {"kind": "exact", "spec": "2.0.1"}}
     assert result["files"] == [{"path": "index.d.ts", "size": 11, "language": "TypeScript", "fileType": "source"}]
-    assert any(s.path == "/@types%2Fthing" for s in npm.server.seen)
+    assert [s.path for s in npm.server.seen if not s.path.startswith("/-/")] == ["/@types%2Fthing/2.0.1"]
+
+
+def test_npm_scoped_registry_without_version_documents_falls_back_to_the_packument(npm):
+    """A registry that 404s /@scope%2Fname/<version> is read through the scoped packument instead."""
+    npm.version_documents = False
+    npm.publish("@types/other", "1.0.0", {"index.d.ts": b""})
+    assert files_of(registry="npm", package_name="@types/other", version="1.0.0") == ["index.d.ts"]
+    assert [s.path for s in npm.server.seen if not s.path.startswith("/-/")] == [
+        "/@types%2Fother/1.0.0", "/@types%2Fother"]
 
 
 def test_npm_latest_and_dist_tags(npm):

@@ -182,12 +182,19 @@ def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, 
     large = {"maxFileBytes": limits.max_file_bytes} if any(f.skipped for f in extracted.files) else {}
     atomic_write(str(build_dir / "manifest.json"),
                  store.manifest_text(target_echo, rows, extracted.skipped, **large))
-    _finish(key, build_dir)
+    # The sidecars read the manifest just written: hand them these rows rather than decode it.
+    _finish(key, build_dir, {"version": store.MANIFEST_VERSION, "fields": list(store.FIELDS),
+                             "optionalFields": list(store.OPTIONAL_FIELDS), "target": target_echo,
+                             "files": rows, "skipped": extracted.skipped, **large})
 
 
-def _finish(key: str, build_dir: Path) -> None:
-    """Derive the sidecars of the built entry and publish it by one rename."""
-    _derive(store.Entry(key, str(build_dir)))
+def _finish(key: str, build_dir: Path, manifest: dict | None = None) -> None:
+    """Derive the sidecars of the built entry and publish it by one rename; ``manifest``, when
+    given, is what manifest.json holds, already decoded."""
+    entry = store.Entry(key, str(build_dir))
+    if manifest is not None:
+        entry._manifest = manifest
+    _derive(entry)
     final = Path(store.entry_dir(key))
     final.parent.mkdir(parents=True, exist_ok=True)
     _move_aside_unreadable(final, key)

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 LOG_CAP = 1024 * 1024  # bytes of tmp/indexer.log kept before it is started afresh
 MAX_SPAWNS = 3  # indexers one call may start: a clear or a kill may sweep a build away mid-way
+POLL_SECONDS = 0.02  # how often a caller looks for the entry while its indexer runs
 
 
 def open_target(target: Target, wait_ms: int) -> store.Entry:
@@ -155,12 +156,17 @@ def _index_and_wait(job: dict[str, Any], wait_ms: int) -> store.Entry:
             return found
         left = deadline - time.monotonic()
         if child is not None:
+            # Polled, not waited for whole: the indexer publishes the entry, then derives the
+            # late sidecars (the symbol index of 43,000 files takes many seconds); the caller
+            # answers as soon as the entry is there.
             try:
-                child.wait(timeout=max(0.0, left))
+                child.wait(timeout=max(0.0, min(left, POLL_SECONDS)))
             except subprocess.TimeoutExpired:
                 pass
             if child.returncode is None:
-                break  # still running past the wait: leave it to finish in the background
+                if left <= 0:
+                    break  # still running past the wait: leave it to finish in the background
+                continue
             child = None
             continue  # re-check the entry first
         if not busy(alias):

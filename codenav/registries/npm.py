@@ -8,7 +8,7 @@ Everything codenav knows about npm is here (the registry protocol of registries/
   builtin, global, user, project .npmrc, ``npm_config_*``), then ``npm config get registry``
   asked once. No public registry host is written here.
   Auth tokens found in .npmrc are attached to requests but never echoed anywhere;
-- resolve: an unscoped package is first asked for its one version document
+- resolve: a package (scoped or not) is first asked for its one version document
   (``/<name>/<version-or-tag>``, a few KB); only when the registry has none does codenav read
   the packument, in its abbreviated form (``application/vnd.npm.install-v1+json``), which
   carries ``dist-tags`` and every version's ``dist`` — and the choices for VERSION_NOT_FOUND.
@@ -164,9 +164,10 @@ def resolve(name: str, wanted: str | None) -> Artifact:
     kind = semver.classify(wanted) if wanted else "tag"
     if kind == "exact":
         wanted = semver.clean(wanted) or wanted  # "v1.2.3", "=1.2.3": the version npm looks up
-    if not name.startswith("@") and kind != "range":
-        # Scoped packages have no version document on every registry: they go straight on.
-        # A range needs the list of versions: the packument.
+    if kind != "range":
+        # Scoped names too (@types/node's abbreviated packument is 9 MB, parsed it is most of
+        # the indexer's memory); a registry without version documents answers 404 and the
+        # packument follows. A range needs the list of versions: the packument.
         found = _version_document(registry, name, wanted or "latest", what)
         if found is not None:
             return found

@@ -99,8 +99,11 @@ class FakeNpm:
                                  delay=self.tarball_delay, chunk_delay=self.tarball_chunk_delay)
             return Reply(404, b'{"error":"Not found"}', {"Content-Type": "application/json"})
         name = unquote(path[1:])
-        if name not in self.packages and "/" in name and not name.startswith("@"):
-            name, _, wanted = name.partition("/")
+        # /<name>/<version-or-tag>, the name scoped (@scope%2Fname, or its slash left bare) or not.
+        slashes = 2 if name.startswith("@") else 1
+        if name not in self.packages and name.count("/") >= slashes:
+            parts = name.split("/")
+            name, wanted = "/".join(parts[:slashes]), "/".join(parts[slashes:])
             doc = self.packument(name) if self.version_documents and name in self.packages else None
             version = doc["dist-tags"].get(wanted, wanted) if doc else None
             if doc is None or version not in doc["versions"]:
