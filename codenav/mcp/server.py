@@ -267,7 +267,9 @@ class Server:
 def serve() -> int:
     """Serve MCP on this process's stdin/stdout until EOF; the exit code (0)."""
     from ..search.grep import keep_files_in_memory
+    from ..search.symbols import keep_indexes_in_memory
 
     keep_files_in_memory()  # a server answers many searches: files searched once stay in memory
+    keep_indexes_in_memory()  # and the symbol indexes it queried, parsed
     with _claim_stdio() as (wire_in, wire_out), _logging(sys.stderr):
         return Server(wire_in, Writer(wire_out)).run()

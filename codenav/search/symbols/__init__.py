@@ -32,6 +32,8 @@ then path and line.
 
 from __future__ import annotations
 
+import os
+
 from .model import KINDS, SIGNATURE_CHARS, Skipped, Symbol
 
 __all__ = ["KINDS", "SIGNATURE_CHARS", "Skipped", "Symbol", "build_index", "counts", "extract", "query", "search",
@@ -277,45 +279,120 @@ def query(index_file: str, text: str, match: str = "exact", case_sensitive: bool
     qualified = "." in text
     needle = text if case_sensitive else text.lower()
     ranked = []
-    with open(index_file, encoding="utf-8", newline="\n") as handle:
-        if handle.readline() != HEADER:
-            from ...errors import CodenavError
 
-            raise CodenavError("CONFIG_ERROR", f"{index_file} is not a symbol index of this version")
-        for line in handle:
-            if line[0] == "\t":  # the counts line of build_index
-                continue
-            if qualified:
-                fields = line.rstrip("\n").split("\t")
-                container = _unescape(fields[5])
-                name = _unescape(fields[0])
-                name = f"{container}.{name}" if container else name
-            else:
-                fields = None
+    def consider(line: str, name: str | None) -> None:
+        """Rank one index line (``name``: its unescaped name, when already known)."""
+        if qualified:
+            fields = line.rstrip("\n").split("\t")
+            container = _unescape(fields[5])
+            name = _unescape(fields[0])
+            name = f"{container}.{name}" if container else name
+        else:
+            fields = None
+            if name is None:
                 name = _unescape(line[:line.find("\t")])  # most lines end here: only the name is read
-            folded = name if case_sensitive else name.lower()
-            if folded == needle:
-                tier, case_rank = 0, name != text
-            elif match == "exact":
-                continue
-            elif folded.startswith(needle):
-                tier, case_rank = 1, not name.startswith(text)
-            elif match == "substring" and needle in folded:
-                tier, case_rank = 2, text not in name
-            else:
-                continue
-            if fields is None:
-                fields = line.rstrip("\n").split("\t")
-            if wanted_kinds is not None and fields[1] not in wanted_kinds:
-                continue
-            path = _unescape(fields[2])
-            if path_prefix and not path.startswith(path_prefix):
-                continue
-            key = (tier, _EXPORT_RANK.get(fields[6], 1), is_test_path(path), case_rank, path.count("/"), path,
-                   int(fields[3]))
-            ranked.append((key, line))
+        folded = name if case_sensitive else name.lower()
+        if folded == needle:
+            tier, case_rank = 0, name != text
+        elif match == "exact":
+            return
+        elif folded.startswith(needle):
+            tier, case_rank = 1, not name.startswith(text)
+        elif match == "substring" and needle in folded:
+            tier, case_rank = 2, text not in name
+        else:
+            return
+        if fields is None:
+            fields = line.rstrip("\n").split("\t")
+        if wanted_kinds is not None and fields[1] not in wanted_kinds:
+            return
+        path = _unescape(fields[2])
+        if path_prefix and not path.startswith(path_prefix):
+            return
+        key = (tier, _EXPORT_RANK.get(fields[6], 1), is_test_path(path), case_rank, path.count("/"), path,
+               int(fields[3]))
+        ranked.append((key, line))
+
+    loaded = _loaded(index_file) if _MEMORY is not None else None
+    if loaded is not None:
+        # Only the lines that can match are looked at, in file order (ties keep the scan's order).
+        for i in loaded.candidates(text, match, qualified):
+            consider(loaded.lines[i], loaded.names[i])
+    else:
+        with open(index_file, encoding="utf-8", newline="\n") as handle:
+            _check_header(handle.readline(), index_file)
+            for line in handle:
+                if line[0] != "\t":  # a tab first: the counts line of build_index
+                    consider(line, None)
     ranked.sort(key=lambda pair: pair[0])
     return [parse_line(line) for _key, line in (ranked if limit is None else ranked[:limit])]
+
+
+def _check_header(first: str, index_file: str) -> None:
+    if first != HEADER:
+        from ...errors import CodenavError
+
+        raise CodenavError("CONFIG_ERROR", f"{index_file} is not a symbol index of this version")
+
+
+# --- indexes kept in memory (the MCP server) --------------------------------------------------
+
+_MEMORY: dict[str, tuple[tuple, _Loaded]] | None = None  # None: every query reads the file (the CLI)
+_MEMORY_ENTRIES = 8  # indexes kept, least recently queried dropped first
+
+
+def keep_indexes_in_memory() -> None:
+    """From now on, keep the last few indexes queried parsed in memory (a long-lived server:
+    one read of the file per index instead of one per query; results are the same)."""
+    global _MEMORY
+    if _MEMORY is None:
+        _MEMORY = {}
+
+
+class _Loaded:
+    """One index file's lines, their unescaped names, and lookups by lower-cased name."""
+
+    def __init__(self, lines: list[str]) -> None:
+        import bisect
+
+        self._bisect = bisect
+        self.lines = lines
+        self.names = [_unescape(line[:line.find("\t")]) for line in lines]
+        self.exact: dict[str, list[int]] = {}
+        for i, name in enumerate(self.names):
+            self.exact.setdefault(name.lower(), []).append(i)
+        self.by_name = sorted(self.exact)
+
+    def candidates(self, text: str, match: str, qualified: bool) -> list[int]:
+        """A superset, in file order, of the lines whose name can match ``text`` under ``match``
+        in either case mode: a case-sensitive match is also a match of the lower-cased names
+        (for ASCII text; lower() is not per character everywhere, e.g. a final sigma)."""
+        if qualified or match == "substring" or not text.isascii():
+            return list(range(len(self.lines)))
+        needle = text.lower()
+        if match == "exact":
+            return list(self.exact.get(needle, ()))
+        found: list[int] = []
+        at = self._bisect.bisect_left(self.by_name, needle)
+        while at < len(self.by_name) and self.by_name[at].startswith(needle):
+            found.extend(self.exact[self.by_name[at]])
+            at += 1
+        found.sort()
+        return found
+
+
+def _loaded(index_file: str) -> _Loaded:
+    status = os.stat(index_file)
+    stamp = (status.st_ino, status.st_size, status.st_mtime_ns)
+    cached = _MEMORY.pop(index_file, None)
+    if cached is None or cached[0] != stamp:
+        with open(index_file, encoding="utf-8", newline="\n") as handle:
+            _check_header(handle.readline(), index_file)
+            cached = (stamp, _Loaded([line for line in handle if line[0] != "\t"]))
+    _MEMORY[index_file] = cached  # most recently queried last
+    while len(_MEMORY) > _MEMORY_ENTRIES:
+        del _MEMORY[next(iter(_MEMORY))]
+    return cached[1]
 
 
 def search(index_file: str, text: str, match: str | None = None, case_sensitive: bool = False,
