@@ -87,6 +87,25 @@ def run_cli(*args: str, env: dict[str, str] | None = None, input: bytes | None =
     )
 
 
+def settle(cache: Path | None = None, timeout: float = 60) -> None:
+    """Wait until no indexer of ``cache`` (default: the configured cache root) holds a lock.
+
+    A cold call answers as soon as its entry is published; the indexer then goes on deriving
+    the late sidecars (the symbol index) into that entry. A test that compares an entry's files
+    over time waits for that first."""
+    import time
+
+    from codenav.cache.open import is_locked
+    from codenav.paths import root
+
+    locks = Path(cache if cache is not None else root()) / "locks"
+    deadline = time.monotonic() + timeout
+    while locks.is_dir() and any(is_locked(str(lock)) for lock in locks.glob("*.lock")):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"an indexer still holds a lock in {locks} after {timeout} s")
+        time.sleep(0.02)
+
+
 def _default_sigint() -> None:
     """A test run started in the background inherits SIGINT ignored, and Python then installs no
     KeyboardInterrupt handler in the child: give the child the default a terminal would."""

@@ -13,6 +13,7 @@ import pytest
 from codenav import cli, contract, paths, tools
 from codenav.errors import CodenavError
 from codenav.search.symbols import counts, query
+from tests.conftest import settle
 
 JS = {
     "package.json": b'{"name": "demo", "version": "1.0.0"}\n',
@@ -230,6 +231,7 @@ def test_python_wheel_results_with_containers_and_internal_names_last(wheel):
 def test_the_index_is_written_at_indexing_and_derived_on_first_use_when_missing(js):
     """A new entry carries symbols.tsv; an entry published without it gets it on the first query, same results."""
     first = call({**DEMO, "query": "Router"})
+    settle()  # the indexer writes the index too, after publishing: let it finish
     (index,) = index_files()
     assert counts(str(index)) == {"files": 4, "symbols": 17, "skipped": 1, "other": 0}
     before = index.read_bytes()

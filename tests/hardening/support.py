@@ -27,7 +27,14 @@ STALL_SLACK = 4.0
 
 
 def snapshot(top: Path, skip: tuple[Path, ...] = ()) -> dict[str, tuple]:
-    """Every path under ``top`` (relative, '/'-joined) except the subtrees in ``skip``."""
+    """Every path under ``top`` (relative, '/'-joined) except the subtrees in ``skip``; an entry
+    (a path under a cache's ``entries/``) once its indexer has added the late sidecars."""
+    from tests.conftest import settle
+
+    for parent in (top, *top.parents):
+        if parent.name == "entries":
+            settle(parent.parent)
+            break
     seen: dict[str, tuple] = {}
     skipped = {str(p) for p in skip}
     for current, dirs, files in os.walk(top, followlinks=False):
