@@ -271,3 +271,27 @@ def test_ca_sources_are_the_union_of_every_configuration(tmp_path: Path) -> None
     assert found["PIP_CERT"] == ("/pipenv.pem", None)
     for variable in ("SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"):
         assert variable in found
+
+
+def test_npm_config_is_remembered_only_while_its_files_and_environment_stay_the_same(tmp_path: Path) -> None:
+    """A second load in one process reuses what it read, but a rewritten file, a moved file or a
+    changed variable is seen at once (an MCP server loads npm's config on every call)."""
+    home = tmp_path / "remembering"
+    home.mkdir()
+    env = {"HOME": str(home), "PATH": ""}
+    rc = home / ".npmrc"
+    rc.write_text("registry=http://one.test/\n")
+    assert npmrc.load(env, str(tmp_path)).get("registry") == "http://one.test/"
+    rc.write_text("registry=http://two-longer.test/\n")
+    assert npmrc.load(env, str(tmp_path)).get("registry") == "http://two-longer.test/"
+    replacement = home / "new.npmrc"
+    replacement.write_text("registry=http://three.test/\n")
+    os.replace(replacement, rc)  # same size as the first, another inode
+    assert npmrc.load(env, str(tmp_path)).get("registry") == "http://three.test/"
+    assert npmrc.load({**env, "npm_config_registry": "http://env.test/"}, str(tmp_path)).get("registry") == \
+        "http://env.test/"
+    rc.write_text("registry=${WHERE}\n")
+    assert npmrc.load({**env, "WHERE": "http://a.test/"}, str(tmp_path)).get("registry") == "http://a.test/"
+    assert npmrc.load({**env, "WHERE": "http://b.test/"}, str(tmp_path)).get("registry") == "http://b.test/"
+    rc.unlink()
+    assert npmrc.load(env, str(tmp_path)).get("registry") is None

@@ -22,7 +22,8 @@ import os
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 PATH_KEYS = frozenset({"cafile", "userconfig", "globalconfig", "prefix"})
 
@@ -58,34 +59,71 @@ class Config:
 
 
 def load(env: Mapping[str, str] | None = None, cwd: str | None = None) -> Config:
-    """npm's configuration for a process with environment ``env`` started in ``cwd``."""
+    """npm's configuration for a process with environment ``env`` started in ``cwd``.
+
+    Each file is read again only when it changed (inode, size, mtime), and where node and npm
+    are on PATH is looked up once per PATH: an MCP server asks for every warm call.
+    """
     env = os.environ if env is None else env
     cwd = cwd or os.getcwd()
     home = env.get("HOME") or os.path.expanduser("~")
     ctx = (env, home, cwd)
-    builtin_path = _builtin_file(env)
-    builtin = _read(builtin_path, ctx) if builtin_path else {}
-    environment = _env_layer(env, ctx)
+    same = (_snapshot(env), home, cwd)  # what a file's values may depend on (${VAR})
+    builtin_path = _remembered(("builtin", env.get("PATH")), lambda: _builtin_file(env))
+    builtin = _read_once(builtin_path, ctx, same) if builtin_path else {}
+    environment = _remembered(("env", same), lambda: _env_layer(env, ctx))
     project_path = os.path.join(local_prefix(cwd), ".npmrc")
-    project = _read(project_path, ctx)
+    project = _read_once(project_path, ctx, same)
     userconfig = _first("userconfig", (environment, project, builtin)) or os.path.join(home, ".npmrc")
     if project_path == userconfig:
         project = {}
-    user = _read(userconfig, ctx)
+    user = _read_once(userconfig, ctx, same)
     globalconfig = _first("globalconfig", (environment, user, builtin))
     if not globalconfig:
-        prefix = _first("prefix", (environment, user, builtin)) or global_prefix(env)
+        prefix = _first("prefix", (environment, user, builtin)) or _remembered(
+            ("prefix", env.get("PREFIX"), env.get("PATH"), env.get("DESTDIR")), lambda: global_prefix(env))
         globalconfig = os.path.join(prefix, "etc", "npmrc") if prefix else ""
     layers = []
     if builtin_path:
         layers.append(("builtin", builtin_path, builtin))
     if globalconfig:
-        layers.append(("global", globalconfig, _read(globalconfig, ctx)))
+        layers.append(("global", globalconfig, _read_once(globalconfig, ctx, same)))
     layers.append(("user", userconfig, user))
     if project:
         layers.append(("project", project_path, project))
     layers.append(("env", "environment", environment))
     return Config(layers)
+
+
+def _snapshot(env: Mapping[str, str]) -> tuple:
+    """All of ``env`` as a key; os.environ's raw bytes are taken as they are (no decoding of
+    every variable on every call)."""
+    raw = getattr(env, "_data", None) if env is os.environ else None
+    return tuple(raw.items()) if isinstance(raw, dict) else tuple(env.items())
+
+
+_MEMORY: dict[tuple, object] = {}  # what load() worked out, by everything it depends on
+_MEMORY_ENTRIES = 64
+
+
+def _remembered(key: tuple, compute: Callable[[], object]) -> Any:
+    try:
+        return _MEMORY[key]
+    except KeyError:
+        pass
+    if len(_MEMORY) >= _MEMORY_ENTRIES:
+        _MEMORY.clear()  # a long-lived process whose environment keeps changing (tests)
+    value = _MEMORY[key] = compute()
+    return value
+
+
+def _read_once(path: str, ctx: tuple, same: tuple) -> dict:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return {}
+    stamp = (status.st_ino, status.st_size, status.st_mtime_ns)
+    return _remembered(("file", path, stamp, same), lambda: _read(path, ctx))
 
 
 def _first(key: str, layers: tuple[dict, ...]) -> str | None:
