@@ -147,3 +147,28 @@ def isolated_subprocess_env(base: Path, *, first_on_path: tuple[Path, ...] = ())
         "CODENAV_NO_DISCOVERY": "1", "PATH": os.pathsep.join([*map(str, first_on_path), *path]),
     })
     return env
+
+
+def assert_a_republish_keeps_the_pin(registry: str, fake, forget, cache: Path) -> None:
+    """The republished-exact-version check of a registry suite (CODENAV_RESOLVE_TTL=0 set by the
+    caller): ``fake.publish(name, version, files)`` publishes, ``forget()`` drops the published
+    release from the fake, ``fake.server.seen`` counts requests. After the swap the pin serves
+    the verified original without asking; a fresh resolution makes a second, whole entry."""
+    from codenav.tools import read_file
+
+    pinned = {"registry": registry, "package_name": "swap", "version": "1.0.0"}
+    latest = {"registry": registry, "package_name": "swap"}
+    fake.publish("swap", "1.0.0", {"src/lib.rs": b"original\n"})
+    assert read_file.run({**pinned, "path": "src/lib.rs"})["content"] == "original\n"
+    (first,) = [cache / "entries" / key for key in cache_report(cache).entries]
+    before = snapshot(first)
+    forget()
+    fake.publish("swap", "1.0.0", {"src/lib.rs": b"replaced\n", "src/new.rs": b""})
+    asked = len(fake.server.seen)
+    assert read_file.run({**pinned, "path": "src/lib.rs"})["content"] == "original\n"
+    assert len(fake.server.seen) == asked, "an exact, cached version must not ask the registry"
+    assert read_file.run({**latest, "path": "src/lib.rs"})["content"] == "replaced\n"
+    entries = [cache / "entries" / key for key in cache_report(cache).entries]
+    assert len(entries) == 2 and first in entries and snapshot(first) == before
+    for entry in entries:
+        check_entry(entry)

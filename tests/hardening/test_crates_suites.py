@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from codenav.tools import list_files, read_file
+from codenav.tools import list_files
 from tests.conftest import run_cli
 from tests.fakes.crates import FakeCrates
 from tests.fakes.http import FakeServer, Reply
@@ -25,7 +25,11 @@ from tests.hardening import test_hostile_archives_e2e as hostile
 from tests.hardening import test_integrity as integrity
 from tests.hardening import test_upstream_faults as faults
 
-from .support import assert_nothing_cached, cache_report, check_entry, error_of, snapshot
+from .support import (
+    assert_a_republish_keeps_the_pin,
+    assert_nothing_cached,
+    error_of,
+)
 
 pytestmark = pytest.mark.hardening
 
@@ -110,23 +114,7 @@ def test_a_republished_exact_version_never_corrupts_the_cached_entry(crates, tmp
     """After the index swaps the .crate (and its cksum) behind a cached exact version, the pin keeps
     serving the verified original without asking; a fresh resolution makes a second entry."""
     monkeypatch.setenv("CODENAV_RESOLVE_TTL", "0")
-    cache = tmp_path / "cache"
-    pinned = {"registry": "crates", "package_name": "swap", "version": "1.0.0"}
-    latest = {"registry": "crates", "package_name": "swap"}
-    crates.publish("swap", "1.0.0", {"src/lib.rs": b"original\n"})
-    assert read_file.run({**pinned, "path": "src/lib.rs"})["content"] == "original\n"
-    (first,) = [cache / "entries" / key for key in cache_report(cache).entries]
-    before = snapshot(first)
-    crates.crates["swap"].clear()
-    crates.publish("swap", "1.0.0", {"src/lib.rs": b"replaced\n", "src/new.rs": b""})
-    asked = len(crates.server.seen)
-    assert read_file.run({**pinned, "path": "src/lib.rs"})["content"] == "original\n"
-    assert len(crates.server.seen) == asked, "an exact, cached version must not ask the registry"
-    assert read_file.run({**latest, "path": "src/lib.rs"})["content"] == "replaced\n"
-    entries = [cache / "entries" / key for key in cache_report(cache).entries]
-    assert len(entries) == 2 and first in entries and snapshot(first) == before
-    for entry in entries:
-        check_entry(entry)
+    assert_a_republish_keeps_the_pin("crates", crates, lambda: crates.crates["swap"].clear(), tmp_path / "cache")
 
 
 # --- upstream faults ------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import json
 
 import pytest
 
-from codenav.tools import list_files, read_file
+from codenav.tools import list_files
 from tests.conftest import run_cli
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.rubygems import FakeRubygems, make_gem
@@ -25,7 +25,11 @@ from tests.hardening import test_hostile_archives_e2e as hostile
 from tests.hardening import test_integrity as integrity
 from tests.hardening import test_upstream_faults as faults
 
-from .support import assert_nothing_cached, cache_report, check_entry, error_of, snapshot
+from .support import (
+    assert_a_republish_keeps_the_pin,
+    assert_nothing_cached,
+    error_of,
+)
 
 pytestmark = pytest.mark.hardening
 
@@ -111,23 +115,7 @@ def test_a_republished_exact_version_never_corrupts_the_cached_entry(gems, tmp_p
     """After the index swaps the .gem (and its checksum) behind a cached exact version, the pin keeps
     serving the verified original without asking; a fresh resolution makes a second entry."""
     monkeypatch.setenv("CODENAV_RESOLVE_TTL", "0")
-    cache = tmp_path / "cache"
-    pinned = {"registry": "rubygems", "package_name": "swap", "version": "1.0.0"}
-    latest = {"registry": "rubygems", "package_name": "swap"}
-    gems.publish("swap", "1.0.0", {"src/lib.rs": b"original\n"})
-    assert read_file.run({**pinned, "path": "src/lib.rs"})["content"] == "original\n"
-    (first,) = [cache / "entries" / key for key in cache_report(cache).entries]
-    before = snapshot(first)
-    gems.gems["swap"].clear()
-    gems.publish("swap", "1.0.0", {"src/lib.rs": b"replaced\n", "src/new.rs": b""})
-    asked = len(gems.server.seen)
-    assert read_file.run({**pinned, "path": "src/lib.rs"})["content"] == "original\n"
-    assert len(gems.server.seen) == asked, "an exact, cached version must not ask the registry"
-    assert read_file.run({**latest, "path": "src/lib.rs"})["content"] == "replaced\n"
-    entries = [cache / "entries" / key for key in cache_report(cache).entries]
-    assert len(entries) == 2 and first in entries and snapshot(first) == before
-    for entry in entries:
-        check_entry(entry)
+    assert_a_republish_keeps_the_pin("rubygems", gems, lambda: gems.gems["swap"].clear(), tmp_path / "cache")
 
 
 # --- upstream faults ------------------------------------------------------------------------------
