@@ -25,9 +25,9 @@ from tests.fakes.http import FakeServer
 from tests.fakes.pypi import FakePypi
 from tests.test_parity import McpSession
 
-tags = pytest.importorskip("pip._vendor.packaging.tags")
-manylinux = pytest.importorskip("pip._vendor.packaging._manylinux")
-musllinux = pytest.importorskip("pip._vendor.packaging._musllinux")
+tags = pytest.importorskip("pip._vendor.packaging.tags", reason="the oracle is the packaging that pip vendors; this pip has none")
+manylinux = pytest.importorskip("pip._vendor.packaging._manylinux", reason="the oracle is the packaging that pip vendors; this pip has none")
+musllinux = pytest.importorskip("pip._vendor.packaging._musllinux", reason="the oracle is the packaging that pip vendors; this pip has none")
 
 HERE = wheeltags.Machine.here()
 PY = f"cp{sys.version_info[0]}{sys.version_info[1]}"
