@@ -3,6 +3,7 @@ outside the entry directory; they are rejected or their bad entries are skipped 
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -34,6 +35,15 @@ from codenav.archive import CHUNK_SIZE, Extracted, FileEntry, Limits, extract
 from codenav.errors import CodenavError
 
 hostile = pytest.mark.hardening
+
+
+@pytest.fixture(autouse=True, params=["written here", "written by the helper process"])
+def file_writer(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs twice: small files created by this process, and (as past WRITER_AFTER
+    files in a real package) all of them handed to archive/filewriter.py."""
+    if request.param == "written by the helper process":
+        monkeypatch.setattr("codenav.archive.tree.WRITER_AFTER", 0)
+    return request.param
 
 TAR_FORMATS = ("tar.gz", "tar")
 
@@ -605,3 +615,85 @@ def test_zip_file_count_checked_from_central_directory(sandbox: Sandbox) -> None
     outcome = run(sandbox, data, "zip", limits=Limits(max_files=19))
     assert isinstance(outcome, CodenavError) and outcome.code == "TOO_LARGE" and "declares 20 entries" in outcome.message
     assert zipfile.is_zipfile(io.BytesIO(data))
+
+
+# --- the helper process that creates small files (archive/filewriter.py) ------------------------
+
+
+@pytest.mark.parametrize("fmt", ("tar", "zip"))
+def test_paths_that_cannot_be_created_are_reported_by_either_writer(sandbox: Sandbox, fmt: str) -> None:
+    """A path taken on disk by a file or a link (EEXIST: O_EXCL wins over the link) is a reported skip, and what follows
+    it (a later copy of that path, a child under it) is decided as if it had never been: the
+    same whether this process or the helper created the files."""
+    (sandbox.dest / "taken.txt").write_bytes(b"planted")
+    (sandbox.dest / "loop.txt").symlink_to("taken.txt")
+    members: list[Member] = [File("taken.txt", b"first"), File("loop.txt", b"x"), File("ok.txt", b"ok"),
+                             File("loop.txt/child", b"c"), File("taken.txt", b"second")]
+    outcome = run(sandbox, build(fmt, members), fmt, planted=frozenset({"taken.txt", "loop.txt"}))
+    assert isinstance(outcome, Extracted)
+    assert sorted(entries(outcome)) == ["ok.txt"]
+    collides = "collides with a path already on disk (a case-insensitive file system?)"
+    assert outcome.skipped == [
+        {"path": "loop.txt", "reason": f"loop.txt {collides}"},
+        {"path": "loop.txt/child", "reason": f"loop.txt {collides}"},
+        {"path": "taken.txt", "reason": f"taken.txt {collides}"},
+        {"path": "taken.txt", "reason": f"taken.txt {collides}"},
+    ]
+    assert (sandbox.dest / "taken.txt").read_bytes() == b"planted"
+
+
+def _children() -> list[str]:
+    return [child for task in Path(f"/proc/{os.getpid()}/task").iterdir()
+            for child in (task / "children").read_text().split()]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="child processes are read from Linux's /proc")
+def test_a_failed_extraction_stops_the_helper_process(sandbox: Sandbox) -> None:
+    """An archive refused half-way (TOO_LARGE after 50 files) leaves no helper process behind."""
+    before = _children()
+    members: list[Member] = [File(f"f{i}.txt", b"x" * 100) for i in range(50)] + [File("big.bin", b"y" * 10_000)]
+    outcome = run(sandbox, build("tar.gz", members), "tar.gz", limits=Limits(max_total_bytes=8_000))
+    assert isinstance(outcome, CodenavError) and outcome.code == "TOO_LARGE"
+    assert _children() == before
+
+
+def test_the_helper_takes_over_past_writer_after(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past WRITER_AFTER files one helper process is started, and every file still holds its bytes."""
+    from codenav.archive import tree
+
+    started = []
+    real = tree._Writer
+
+    def counting(*args: object) -> object:
+        started.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(tree, "WRITER_AFTER", 3)
+    monkeypatch.setattr(tree, "_Writer", counting)
+    members: list[Member] = [File(f"d{i % 3}/f{i}.txt", f"file {i}".encode()) for i in range(40)]
+    outcome = run(sandbox, build("tar.gz", members), "tar.gz")
+    assert isinstance(outcome, Extracted) and len(started) == 1
+    assert on_disk(sandbox.dest) == {f"d{i % 3}/f{i}.txt": f"file {i}".encode() for i in range(40)}
+
+
+def test_the_helper_answers_what_it_could_not_create_and_stops_at_a_failed_write(tmp_path: Path) -> None:
+    """filewriter.serve: a taken path is answered as skippable and the others are created; a
+    failure that is not the path's (here a missing directory) is fatal and ends it."""
+    from codenav.archive import filewriter
+
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "taken").write_bytes(b"planted")
+
+    def record(path: str, data: bytes, mode: int = 0o644) -> bytes:
+        raw = path.encode()
+        return b"F" + filewriter.HEADER.pack(mode, len(raw), len(data)) + raw + data
+
+    stdin = io.BytesIO(record("a.txt", b"a") + record("taken", b"t") + b"S" + record("gone/b.txt", b"b")
+                       + record("c.txt", b"c") + b"S")
+    stdout = io.BytesIO()
+    assert filewriter.serve(str(root), False, stdin, stdout) == 1
+    assert stdout.getvalue().decode().split("\n")[:2] == [f"{errno.EEXIST}\ttaken", "ok"]
+    assert stdout.getvalue().decode().split("\n")[2].startswith(f"fatal\t{errno.ENOENT}\t")
+    assert sorted(os.listdir(root)) == ["a.txt", "taken"]
+    assert (root / "a.txt").read_bytes() == b"a"

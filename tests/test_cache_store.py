@@ -98,3 +98,24 @@ def test_every_sidecar_of_the_table_is_published_with_the_entry(npm, tmp_path):
     while not set(indexing.LATE_SIDECARS) <= {p.name for p in _entry_dir(tmp_path).iterdir()}:
         assert time.monotonic() < deadline, "the late sidecars never appeared"
         time.sleep(0.05)
+
+
+def test_a_manifest_written_in_pieces_is_the_one_json_document(tmp_path):
+    """write_manifest and manifest_text give, byte for byte, the version head plus
+    ``json.dumps(doc, sort_keys=True, separators=(",", ":"))`` of the whole manifest, however
+    many rows (across the thousand-row pieces) and whatever the target holds."""
+    target = {"registry": "npm", "name": 'odd "files":null \u00e9', "files": None, "version": "1.0.0"}
+    rows = [[f"dir/f\u00e9{i}.js", i, "JavaScript", "source", False, None, "0" * 64, *(("too large",) if i % 7 else ())]
+            for i in range(2501)]
+    skipped = [{"path": "x\ny", "reason": "the name holds control characters"}]
+    for count in (0, 1, 1000, 2501):
+        doc = {"fields": list(store.FIELDS), "optionalFields": list(store.OPTIONAL_FIELDS), "target": target,
+               "files": rows[:count], "skipped": skipped, "maxFileBytes": 5}
+        expected = '{"version":2,' + json.dumps(doc, sort_keys=True, separators=(",", ":"))[1:]
+        store.write_manifest(str(tmp_path / "m.json"), target, rows[:count], skipped, maxFileBytes=5)
+        assert (tmp_path / "m.json").read_text(encoding="utf-8") == expected
+        assert store.manifest_text(target, rows[:count], skipped, maxFileBytes=5) == expected
+    ranged = {"fields": ["path"], "optionalFields": list(store.OPTIONAL_FIELDS), "target": target, "files": [["a"]],
+              "skipped": [], "ranged": {"url": "u"}}
+    assert store.manifest_text(target, [["a"]], [], {"ranged": {"url": "u"}}, fields=("path",)) == (
+        '{"version":2,' + json.dumps(ranged, sort_keys=True, separators=(",", ":"))[1:])

@@ -88,3 +88,22 @@ def test_a_rewritten_index_is_read_again_and_only_a_few_are_kept(index: str, tmp
         assert str(tmp_path / "i11.tsv") in symbols._MEMORY and str(copy) not in symbols._MEMORY
     finally:
         symbols._MEMORY = None
+
+
+def test_large_javascript_files_in_arrays_give_the_same_symbols(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tokens kept in arrays (the form for texts over COMPACT_FROM_CHARS) give the real
+    JavaScript and TypeScript files of the test data, and the samples of test_symbols, exactly
+    the symbols the tuples give."""
+    from codenav.search.symbols import javascript
+    from tests.test_symbols import JS_SOURCE, TS_SOURCE
+
+    sources = [(str(p), p.read_bytes()) for p in DATA.rglob("*")
+               if p.is_file() and p.name.endswith((".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"))]
+    sources += [("lib/app.js", JS_SOURCE.encode()), ("src/widget.ts", TS_SOURCE.encode()),
+                ("src/view.tsx", b"export const View = () => <div a={`x${1}`}>{/re/g}</div>;\nexport class A {}\n")]
+    assert len(sources) >= 7
+    as_tuples = [javascript.extract(path, data) for path, data in sources]
+    assert sum(map(len, as_tuples)) > 150
+    monkeypatch.setattr(javascript, "COMPACT_FROM_CHARS", 0)
+    assert isinstance(javascript._Tokens("var a;").tokens, javascript._CompactTokens)
+    assert [javascript.extract(path, data) for path, data in sources] == as_tuples

@@ -22,7 +22,7 @@ import pytest
 from codenav import budget, cli, paths, targets, text
 from codenav.cache import store
 from codenav.registries import npm, pypi
-from tests.conftest import ROOT
+from tests.conftest import ROOT, settle
 from tests.fakes.archives import make_tgz
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
@@ -90,6 +90,7 @@ def test_a_warm_call_imports_no_network_validation_or_heavy_module(registry, arg
     """On a cached package, read/files/grep/symbols import neither requests, urllib3 nor jsonschema,
     and none of the stdlib modules that cost more than the call itself."""
     assert cli.main(["files", SPEC, "--wait", "60000"]) == 0  # index it (cold)
+    settle()  # the indexer derives the symbol index after answering: warm means after that
     loaded = imported_by(argv)
     assert not loaded & NEVER
     assert not loaded & TOO_HEAVY

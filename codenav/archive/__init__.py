@@ -76,15 +76,18 @@ def extract(archive: Path, dest: Path, *, fmt: str, strip_components: int = 0,
             raise ValueError(f"bad required_prefix {required_prefix!r}")
     tree = Tree(dest, limits or Limits.from_env(), strip_components, prefix)
     tree.same_folder = same_folder
-    if fmt == "tar":
-        from .tar import extract_tar
+    try:
+        if fmt == "tar":
+            from .tar import extract_tar
 
-        extract_tar(archive, tree)
-    else:
-        from .zip import extract_zip
+            extract_tar(archive, tree)
+        else:
+            from .zip import extract_zip
 
-        extract_zip(archive, tree, percent_names=percent_names)
-    return tree.result()
+            extract_zip(archive, tree, percent_names=percent_names)
+        return tree.result()
+    finally:
+        tree.close()  # a failure stops the helper process before the caller deletes dest
 
 
 def extract_member(archive: Path, member: str, dest: Path, *, limits: Limits | None = None) -> None:

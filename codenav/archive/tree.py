@@ -1,10 +1,13 @@
 """The one writer under an extraction's destination, and what it records (see archive/__init__.py).
 
-``Tree`` is the only code that creates anything under ``dest``: every name goes through its
-mapping (strip rule, required prefix, the policy's refusals), every file is opened with
+``Tree`` is the only code that decides what is created under ``dest``: every name goes through
+its mapping (strip rule, required prefix, the policy's refusals), every file is opened with
 ``O_CREAT|O_EXCL|O_NOFOLLOW``, no symlink is ever created. It is kept whole in this one module,
 over 500 lines, so that invariant can be checked in one read; the tar and zip readers only
-turn members into ``Member`` records for it.
+turn members into ``Member`` records for it. Past ``WRITER_AFTER`` files, small files are
+handed to a helper process (filewriter.py, ``_Writer`` here) that only creates the validated
+paths it is given, with the same flags, so their creation overlaps the reading of the next
+members; everything Tree later looks up about such a file waits for it (``_settled``).
 """
 
 from __future__ import annotations
@@ -32,6 +35,12 @@ MAX_COMPONENT_BYTES = 255  # NAME_MAX on Linux and macOS
 MAX_PATH_BYTES = 4095  # PATH_MAX (4096) counts the terminating NUL
 MAX_LINK_HOPS = 40  # Linux's MAXSYMLINKS
 MAX_SYMLINK_TARGET_BYTES = 4095
+# A package with more files than this has the rest created by the helper process (filewriter.py):
+# below it the process costs more than it saves. Files over WRITER_MAX_BYTES are always written here.
+WRITER_AFTER = 384
+WRITER_MAX_BYTES = 1 << 20
+_WRITER_BATCH = 1 << 18  # bytes of records sent at a time
+_WRITER_SYNC_EVERY = 8192  # files between two answers from the helper: bounds what is remembered
 HEADER_ALLOWANCE = 1 << 20  # tar metadata (pax, GNU long names) allowed between two members
 TRAILER_ALLOWANCE = 1 << 20  # compressed tail read after the last member to verify the stream
 
@@ -191,6 +200,7 @@ class Member:
     linkname: str = ""
     reason: str = ""  # for "skip": why
     open: Callable[[], IO[bytes]] | None = None  # the data of a "file" member
+    data: bytes | None = None  # or the data itself, already read (a small tar member)
 
 
 class _Sniffer:
@@ -226,6 +236,19 @@ class _Sniffer:
             except UnicodeDecodeError:
                 self.binary = True
         return self.binary
+
+
+def _is_binary(data: bytes) -> bool:
+    """``_Sniffer``'s verdict on ``data`` fed whole."""
+    if b"\0" in data[:SNIFF_BYTES]:
+        return True
+    if data.isascii():
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return True
+    return False
 
 
 def _corrupt_detail(exc: BaseException) -> str:
@@ -295,6 +318,9 @@ class Tree:
         # fchmod after create only when the umask could have cleared a bit of the mode: the
         # result is the exact mode either way, one system call fewer per file when it cannot.
         self.umask = _current_umask()
+        self.written = 0  # files created so far (by this process or the helper)
+        self.writer: _Writer | None = None
+        self.writer_after = WRITER_AFTER  # tests set 0 to send every small file to the helper
 
     # limits
 
@@ -411,7 +437,7 @@ class Tree:
             return None
         for depth in range(1, len(segments)):
             parent = "/".join(segments[:depth])
-            kind = self.kinds.get(parent)
+            kind = self._settled(parent)
             if kind == "dir":
                 continue
             if kind is not None:
@@ -444,7 +470,7 @@ class Tree:
     def claim(self, name: str, segments: list[str], kind: str) -> str | None:
         """Make room for a file or link at this path; None when it may be written."""
         path = "/".join(segments)
-        existing = self.kinds.get(path)
+        existing = self._settled(path)
         if existing is None:
             return self.make_parents(name, segments)
         if existing != kind:
@@ -461,7 +487,7 @@ class Tree:
 
     def add_dir(self, name: str, segments: list[str]) -> None:
         path = "/".join(segments)
-        existing = self.kinds.get(path)
+        existing = self._settled(path)
         if existing == "dir":
             return
         if existing is not None:
@@ -497,11 +523,35 @@ class Tree:
             self.files[path] = FileEntry(path, member.size, False, None, None, "too large")
             self.modes[path] = mode
             return
-        fd = self.create(name, path, mode)
-        if isinstance(fd, str):
-            self.skip(name, fd)
-            return
+        if member.size <= WRITER_MAX_BYTES and self.written >= self.writer_after and self._start_writer():
+            chunks: list[bytes] = []
+            written, binary, digest = self._copy(member, chunks.append)
+            assert self.writer is not None
+            self.writer.put(name, path, mode, chunks[0] if len(chunks) == 1 else b"".join(chunks))
+            if len(self.writer.pending) >= _WRITER_SYNC_EVERY:
+                self._sync()
+        else:
+            fd = self.create(name, path, mode)
+            if isinstance(fd, str):
+                self.skip(name, fd)
+                return
+            self.kinds[path] = "file"
+            try:
+                written, binary, digest = self._copy(member, lambda chunk: _write_all(fd, chunk))
+            finally:
+                os.close(fd)
         self.kinds[path] = "file"
+        self.written += 1
+        self.files[path] = FileEntry(path, written, binary, None, digest)
+        self.modes[path] = mode
+
+    def _copy(self, member: Member, sink: Callable[[bytes], object]) -> tuple[int, bool, str]:
+        """Read a regular member's data into ``sink``: (bytes read, binary, sha256 hex)."""
+        name = member.name
+        if member.data is not None:
+            data = member.data
+            sink(data)
+            return len(data), _is_binary(data), hashlib.sha256(data).hexdigest()
         assert member.open is not None
         base = self.total - member.size  # reserve() already counted the declared size
         sniffer = _Sniffer()
@@ -509,35 +559,70 @@ class Tree:
         written = 0
         # Reads are mapped to UNSAFE_ARCHIVE inline (as ``reading`` does), writes never are.
         try:
-            try:
-                source = member.open()
-            except _ARCHIVE_ERRORS as exc:
-                raise corrupt(exc, quoted(name), name) from None
-            try:
-                while True:
-                    try:
-                        chunk = source.read(CHUNK_SIZE)
-                    except CodenavError:
-                        raise
-                    except _ARCHIVE_ERRORS as exc:
-                        raise corrupt(exc, quoted(name), name) from None
-                    if not chunk:
-                        break
-                    written += len(chunk)
-                    # Real bytes are counted too: a header that lies about its size stops here.
-                    if written > member.size:
-                        self.check_file_size(name, written)
-                        self.check_total(name, base + written)
-                    sniffer.feed(chunk)
-                    digest.update(chunk)
-                    _write_all(fd, chunk)
-            finally:
-                source.close()
+            source = member.open()
+        except _ARCHIVE_ERRORS as exc:
+            raise corrupt(exc, quoted(name), name) from None
+        try:
+            while True:
+                try:
+                    chunk = source.read(CHUNK_SIZE)
+                except CodenavError:
+                    raise
+                except _ARCHIVE_ERRORS as exc:
+                    raise corrupt(exc, quoted(name), name) from None
+                if not chunk:
+                    break
+                written += len(chunk)
+                # Real bytes are counted too: a header that lies about its size stops here.
+                if written > member.size:
+                    self.check_file_size(name, written)
+                    self.check_total(name, base + written)
+                sniffer.feed(chunk)
+                digest.update(chunk)
+                sink(chunk)
         finally:
-            os.close(fd)
+            source.close()
         self.total = base + max(written, member.size)
-        self.files[path] = FileEntry(path, written, sniffer.finish(), None, digest.hexdigest())
-        self.modes[path] = mode
+        return written, sniffer.finish(), digest.hexdigest()
+
+    # the helper process
+
+    def _start_writer(self) -> bool:
+        """True when the helper process runs (started now if need be); False, for good, when it
+        cannot be started: every file is then written here."""
+        if self.writer is None:
+            try:
+                self.writer = _Writer(self.root, self.umask is None or bool(self.umask & _EXEC_MODE))
+            except OSError:
+                self.writer_after = 1 << 62
+                return False
+        return True
+
+    def _settled(self, path: str) -> str | None:
+        """What ``path`` is, once the helper has said whether a file handed to it was created."""
+        kind = self.kinds.get(path)
+        if kind == "file" and self.writer is not None and path in self.writer.pending:
+            self._sync()
+            kind = self.kinds.get(path)
+        return kind
+
+    def _sync(self) -> None:
+        """Wait for the helper's files; each it could not create becomes a reported skip, as
+        ``create`` reports it."""
+        assert self.writer is not None
+        for name, path, number in self.writer.sync():
+            self.kinds.pop(path, None)
+            self.files.pop(path, None)
+            self.modes.pop(path, None)
+            self.written -= 1
+            self.skip(name, f"{printable(path)} collides with a path already on disk (a case-insensitive file system?)"
+                      if number == errno.EEXIST else "the path cannot be created on this file system")
+
+    def close(self) -> None:
+        """Stop the helper process (extraction failed: nothing more is written)."""
+        if self.writer is not None:
+            self.writer.kill()
+            self.writer = None
 
     def add_symlink(self, member: Member, segments: list[str]) -> None:
         name, target = member.name, member.linkname
@@ -576,6 +661,8 @@ class Tree:
                 parts.append(segment)
         mapped = self.map(parts)
         target = "/".join(mapped) if isinstance(mapped, list) else None
+        if target:
+            self._settled(target)  # the copy reads it from disk
         entry = self.files.get(target) if target else None
         if target is None or entry is None or self.kinds.get(target) != "file":
             self.skip(name, f"the hardlink target {quoted(member.linkname)} is not a file extracted before it")
@@ -668,6 +755,10 @@ class Tree:
                 "nothing was cached",
                 details={"expectedFolder": "/".join(self.prefix) + "/", "found": [printable(t) for t in self.other_tops]},
             )
+        if self.writer is not None:
+            self._sync()
+            self.writer.close()
+            self.writer = None
         self.finish_links()
         files = sorted(self.files.values(), key=lambda entry: entry.path)
         skipped = sorted(self.skipped, key=lambda item: (item["path"], item["reason"]))
@@ -676,6 +767,82 @@ class Tree:
 
 class _LinkLoop(Exception):
     pass
+
+
+class _Writer:
+    """The parent's end of the helper process (filewriter.py): records out, failures back."""
+
+    def __init__(self, root: str, fchmod: bool) -> None:
+        import subprocess
+        import sys
+
+        from . import filewriter
+
+        self.header = filewriter.HEADER
+        self.process = subprocess.Popen(
+            [sys.executable, "-I", "-S", filewriter.__file__, root, "1" if fchmod else "0"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+        self.records: list[bytes] = []
+        self.size = 0
+        self.pending: dict[str, str] = {}  # path -> member name, sent since the last answer
+
+    def put(self, name: str, path: str, mode: int, data: bytes) -> None:
+        raw = path.encode("utf-8", "surrogateescape")
+        self.records += (b"F", self.header.pack(mode, len(raw), len(data)), raw, data)
+        self.size += len(data) + len(raw)
+        self.pending[path] = name
+        if self.size >= _WRITER_BATCH:
+            self._send()
+
+    def _send(self) -> None:
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write(b"".join(self.records))
+        except BrokenPipeError:
+            raise OSError(errno.EIO, "the process creating the files stopped") from None
+        self.records.clear()
+        self.size = 0
+
+    def sync(self) -> list[tuple[str, str, int]]:
+        """(member name, path, errno) of each file sent since the last sync that could not be
+        created; OSError when a write failed (the helper then stops)."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.records.append(b"S")
+        self._send()
+        try:
+            self.process.stdin.flush()
+        except BrokenPipeError:
+            raise OSError(errno.EIO, "the process creating the files stopped") from None
+        failed = []
+        while True:
+            line = self.process.stdout.readline().decode("utf-8", "surrogateescape")
+            if line == "ok\n":
+                break
+            fields = line.rstrip("\n").split("\t", 2)
+            if fields[0] == "fatal" and len(fields) == 3:
+                raise OSError(int(fields[1]) if fields[1].isdigit() else errno.EIO, fields[2])
+            if len(fields) != 2 or not fields[0].isdigit() or fields[1] not in self.pending:
+                raise OSError(errno.EIO, "the process creating the files stopped")
+            failed.append((self.pending[fields[1]], fields[1], int(fields[0])))
+        self.pending.clear()
+        return failed
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
 
 
 def _write_all(fd: int, data: bytes) -> None:

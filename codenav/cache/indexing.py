@@ -119,8 +119,14 @@ def _build_locked(job: dict[str, Any]) -> str:
 
         _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits,
                  ranged=listing if ranged else None, same_folder=same_folder)
+        aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
+        if not ranged:  # a ranged entry holds no member yet: its symbol index is built on first use (lazy.ensure)
+            _derive_late(artifact.key)
+        return artifact.key
     aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
-    _derive_late(artifact.key)
+    existing = store.find(artifact.key)
+    if existing is not None and not existing.ranged:  # published by an indexer that may have stopped short
+        _derive_late(artifact.key)
     return artifact.key
 
 
@@ -180,8 +186,7 @@ def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, 
         for f in extracted.files
     ]
     large = {"maxFileBytes": limits.max_file_bytes} if any(f.skipped for f in extracted.files) else {}
-    atomic_write(str(build_dir / "manifest.json"),
-                 store.manifest_text(target_echo, rows, extracted.skipped, **large))
+    store.write_manifest(str(build_dir / "manifest.json"), target_echo, rows, extracted.skipped, **large)
     # The sidecars read the manifest just written: hand them these rows rather than decode it.
     _finish(key, build_dir, {"version": store.MANIFEST_VERSION, "fields": list(store.FIELDS),
                              "optionalFields": list(store.OPTIONAL_FIELDS), "target": target_echo,
@@ -222,8 +227,8 @@ def _derive_late(key: str) -> None:
     from importlib import import_module
 
     entry = store.find(key)
-    if entry is None or entry.ranged:
-        return  # a ranged entry holds no member yet: its symbol index is built on first use (lazy.ensure)
+    if entry is None:
+        return
     for name, where in LATE_SIDECARS.items():
         module, _, function = where.partition(":")
         try:

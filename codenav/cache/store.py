@@ -35,7 +35,7 @@ from ..paths import read_json, root
 
 TYPE_CHECKING = False  # annotations only: see the module docstring
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from typing import Any
 
 MANIFEST_VERSION = 2
@@ -296,14 +296,38 @@ def manifest_text(target: dict[str, Any], rows: list[list], skipped: list[dict[s
     """The manifest of a new entry: its version first, so ``manifest_version`` is cheap.
     ``extra`` adds top-level keys (``ranged``: cache/lazy.py); ``maxFileBytes``: the per-file
     limit, recorded when a row is ``skipped`` "too large"."""
+    return "".join(_manifest_pieces(target, rows, skipped, extra, fields, maxFileBytes))
+
+
+def write_manifest(path: str, target: dict[str, Any], rows: list[list], skipped: list[dict[str, str]],
+                   maxFileBytes: int | None = None) -> None:  # noqa: N803 — the manifest's own key
+    """``manifest_text`` written to ``path`` (in a build directory, published later by its
+    rename) piece by piece: the text of 43,000 rows is never all in memory at once."""
+    with open(path, "w", encoding="utf-8") as handle:
+        for piece in _manifest_pieces(target, rows, skipped, None, FIELDS, maxFileBytes):
+            handle.write(piece)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def _manifest_pieces(target: dict[str, Any], rows: list[list], skipped: list[dict[str, str]],
+                     extra: dict[str, Any] | None, fields: tuple[str, ...], max_file_bytes: int | None) -> Iterator[str]:
+    """The manifest's text in pieces: what ``json.dumps(doc, sort_keys=True, separators=(",", ":"))``
+    writes, with the rows encoded a thousand at a time."""
     import json
 
     doc: dict[str, Any] = {"fields": list(fields), "optionalFields": list(OPTIONAL_FIELDS), "target": target,
-                           "files": rows, "skipped": skipped, **(extra or {})}
-    if maxFileBytes is not None:
-        doc["maxFileBytes"] = maxFileBytes
-    rest = json.dumps(doc, sort_keys=True, separators=(",", ":"))
-    return _VERSION_HEAD.decode() + str(MANIFEST_VERSION) + "," + rest[1:]
+                           "files": None, "skipped": skipped, **(extra or {})}
+    if max_file_bytes is not None:
+        doc["maxFileBytes"] = max_file_bytes
+    # Sorted, "files" is the second key after "fields" (a list of plain strings): the first
+    # `"files":null` of the text is the placeholder, whatever the target holds.
+    before, after = json.dumps(doc, sort_keys=True, separators=(",", ":")).split('"files":null', 1)
+    yield _VERSION_HEAD.decode() + str(MANIFEST_VERSION) + "," + before[1:] + '"files":['
+    encode = json.JSONEncoder(separators=(",", ":")).encode
+    for start in range(0, len(rows), 1000):
+        yield ("," if start else "") + ",".join(map(encode, rows[start:start + 1000]))
+    yield "]" + after
 
 
 def write_listing(entry: Entry, out_path: str) -> None:
