@@ -155,11 +155,16 @@ def _suffix(name: str) -> str:
 
 
 def language_for(path: str) -> str | None:
-    name = path[path.rfind("/") + 1:]
+    return _language(path[path.rfind("/") + 1:])
+
+
+def _language(name: str, suffix: str | None = None) -> str | None:
+    """The language of base name ``name`` (``suffix``: its ``_suffix``, when already known)."""
     known = _NAMES.get(name)
     if known is not None:
         return known
-    suffix = _suffix(name)
+    if suffix is None or name.endswith(".d.ts") != (suffix == ".d.ts"):
+        suffix = _suffix(name)
     if suffix in ("", ".txt") and name.split(".", 1)[0].upper() in ("LICENSE", "LICENCE", "README", "CHANGELOG"):
         return "Text"
     return _LANGUAGES.get(suffix)
@@ -180,26 +185,35 @@ def _in_test_dir(directory: str) -> bool:
 
 
 def file_type_for(path: str, binary: bool, symlink: bool = False) -> str:
-    """source, test, doc, config, data, binary or symlink; from the path alone (called once per
-    file of a package at indexing: 43,000 times for some, so kept to plain string tests)."""
-    if symlink:
-        return "symlink"
-    if binary:
-        return "binary"
+    """source, test, doc, config, data, binary or symlink; from the path alone."""
+    return describe(path, binary, symlink)[1]
+
+
+def describe(path: str, binary: bool, symlink: bool = False) -> tuple[str | None, str]:
+    """``(language_for(path), file_type_for(path, binary, symlink))`` in one reading of the name:
+    called once per file of a package at indexing (43,000 times for some), so kept to plain
+    string tests."""
     slash = path.rfind("/")
-    name = path[slash + 1:].lower()
-    suffix = _suffix(name)
+    base = path[slash + 1:]
+    lower = base.lower()
+    suffix = _suffix(lower)
+    language = _language(base, suffix)
+    if symlink:
+        return language, "symlink"
+    if binary:
+        return language, "binary"
+    name = lower
     if name in _CONFIG_NAMES:
-        return "config"
+        return language, "config"
     if name.startswith(_DOC_NAMES) or suffix in _DOC_EXT:
-        return "doc"
+        return language, "doc"
     if (slash > 0 and _in_test_dir(path[:slash].lower())) or name.startswith("test_") or ".test." in name \
             or ".spec." in name or name.endswith(("_test.py", "_test.go")) or name == "conftest.py":
-        return "test"
+        return language, "test"
     if suffix in _CONFIG_EXT or name.startswith(".") or name.endswith("rc"):
-        return "config"
+        return language, "config"
     if suffix in _DATA_EXT:
-        return "data"
-    if language_for(path) is not None:
-        return "source"
-    return "other"
+        return language, "data"
+    if language is not None:
+        return language, "source"
+    return language, "other"

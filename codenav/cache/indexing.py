@@ -165,7 +165,7 @@ def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, 
         _finish(key, build_dir)
         return
     from .. import archive
-    from ..text import file_type_for, language_for
+    from ..text import describe
 
     download = work / "artifact"
     fetch(download)
@@ -181,8 +181,8 @@ def _build_in(work: Path, key: str, target_echo: dict, fetch: Any, unpack: Any, 
                                 percent_names=unpack.percent_names, same_folder=same_folder)
     download.unlink()
     rows = [
-        [f.path, f.size, language_for(f.path), file_type_for(f.path, f.binary, f.link is not None),
-         f.binary, f.link, f.sha256, *((f.skipped,) if f.skipped else ())]
+        [f.path, f.size, *describe(f.path, f.binary, f.link is not None), f.binary, f.link, f.sha256,
+         *((f.skipped,) if f.skipped else ())]
         for f in extracted.files
     ]
     large = {"maxFileBytes": limits.max_file_bytes} if any(f.skipped for f in extracted.files) else {}

@@ -324,9 +324,8 @@ def _manifest_pieces(target: dict[str, Any], rows: list[list], skipped: list[dic
     # `"files":null` of the text is the placeholder, whatever the target holds.
     before, after = json.dumps(doc, sort_keys=True, separators=(",", ":")).split('"files":null', 1)
     yield _VERSION_HEAD.decode() + str(MANIFEST_VERSION) + "," + before[1:] + '"files":['
-    encode = json.JSONEncoder(separators=(",", ":")).encode
     for start in range(0, len(rows), 1000):
-        yield ("," if start else "") + ",".join(map(encode, rows[start:start + 1000]))
+        yield ("," if start else "") + json.dumps(rows[start:start + 1000], separators=(",", ":"))[1:-1]
     yield "]" + after
 
 
@@ -350,18 +349,17 @@ def write_listing(entry: Entry, out_path: str) -> None:
 def write_text_list(entry: Entry, out_path: str) -> None:
     """The ``text.txt`` sidecar of ``entry`` (see Entry.searchable), written to ``out_path``."""
     lines, text, binary, large = [], 0, 0, 0
-    for row in entry.manifest["files"]:
-        row = Row(row)
-        if row.link is not None:
+    for row in entry.manifest["files"]:  # the raw rows (Row's positions: 0 path, 1 size, 4 binary, 5 link, 7 skipped)
+        if row[5] is not None:
             continue
-        if row.skipped is not None:
+        if len(row) > 7 and row[7] is not None:
             large += 1
-            lines.append(f"-\t{row.path}\n")
-        elif row.binary:
+            lines.append(f"-\t{row[0]}\n")
+        elif row[4]:
             binary += 1
-            lines.append(f"\t{row.path}\n")
+            lines.append(f"\t{row[0]}\n")
         else:
             text += 1
-            lines.append(f"{row.size}\t{row.path}\n")
+            lines.append(f"{row[1]}\t{row[0]}\n")
     with open(out_path, "w", encoding="utf-8") as handle:
         handle.write(f"{_TEXT_HEADER} text={text} binary={binary} large={large}\n{''.join(lines)}")
