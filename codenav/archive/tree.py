@@ -782,6 +782,12 @@ class _Writer:
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-S", filewriter.__file__, root, "1" if fchmod else "0"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+        try:  # a deeper pipe (Linux: 1 MiB, the unprivileged maximum) keeps both sides busy longer
+            import fcntl
+
+            fcntl.fcntl(self.process.stdin.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+        except (ImportError, AttributeError, OSError):
+            pass
         self.records: list[bytes] = []
         self.size = 0
         self.pending: dict[str, str] = {}  # path -> member name, sent since the last answer
