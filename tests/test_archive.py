@@ -697,3 +697,15 @@ def test_the_helper_answers_what_it_could_not_create_and_stops_at_a_failed_write
     assert stdout.getvalue().decode().split("\n")[2].startswith(f"fatal\t{errno.ENOENT}\t")
     assert sorted(os.listdir(root)) == ["a.txt", "taken"]
     assert (root / "a.txt").read_bytes() == b"a"
+
+
+def test_without_a_helper_script_every_file_is_written_here(sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the helper cannot be started (codenav imported from a zip: no script file), the
+    extraction writes every file itself and gives the same result."""
+    from codenav.archive import filewriter
+
+    monkeypatch.setattr(filewriter, "__file__", str(sandbox.root / "codenav.zip" / "filewriter.py"))
+    members: list[Member] = [File(f"f{i}.txt", f"file {i}".encode()) for i in range(20)]
+    outcome = run(sandbox, build("tar.gz", members), "tar.gz")
+    assert isinstance(outcome, Extracted) and not outcome.skipped
+    assert on_disk(sandbox.dest) == {f"f{i}.txt": f"file {i}".encode() for i in range(20)}

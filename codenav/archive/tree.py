@@ -778,6 +778,9 @@ class _Writer:
 
         from . import filewriter
 
+        if not sys.executable or not os.path.isfile(filewriter.__file__):
+            # An embedded interpreter, or codenav imported from a zip: no script to run.
+            raise OSError(errno.ENOENT, "the file-writing helper cannot be started here")
         self.header = filewriter.HEADER
         self.process = subprocess.Popen(
             [sys.executable, "-I", "-S", filewriter.__file__, root, "1" if fchmod else "0"],
