@@ -163,7 +163,7 @@ def _language(name: str, suffix: str | None = None) -> str | None:
     known = _NAMES.get(name)
     if known is not None:
         return known
-    if suffix is None or name.endswith(".d.ts") != (suffix == ".d.ts"):
+    if suffix is None:
         suffix = _suffix(name)
     if suffix in ("", ".txt") and name.split(".", 1)[0].upper() in ("LICENSE", "LICENCE", "README", "CHANGELOG"):
         return "Text"
@@ -197,7 +197,7 @@ def describe(path: str, binary: bool, symlink: bool = False) -> tuple[str | None
     base = path[slash + 1:]
     lower = base.lower()
     suffix = _suffix(lower)
-    language = _language(base, suffix)
+    language = _language(base, suffix if base == lower else None)  # ``.d.ts`` is told by case
     if symlink:
         return language, "symlink"
     if binary:

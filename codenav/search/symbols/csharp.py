@@ -36,6 +36,7 @@ _TOKEN = re.compile(r"""
   | (?P<punct>\?\?=?|\?\.|=>|::|->|<<=|>>=|&&|\|\||\+\+|--|==|!=|<=|>=|[-+*/%&|^]=|[{}()\[\];,<>=!&|+\-*/%^.:?~])
 """, re.VERBOSE | re.DOTALL)
 _STRING_START = re.compile(r"(?:\$+@?|@\$*)?\"")
+_CHAR_LITERAL = re.compile(r"'(?:[^'\\\n]|\\.)*'")
 _MODIFIERS = frozenset(("public", "protected", "private", "internal", "static", "readonly", "sealed", "abstract",
                         "virtual", "override", "async", "partial", "extern", "unsafe", "new", "const", "volatile",
                         "required", "file", "fixed", "implicit", "explicit", "ref"))
@@ -144,7 +145,7 @@ def _hole_end(text: str, j: int) -> int:
                 j = _string_end(text, j, opening.group())
                 continue
         if ch == "'":
-            close = re.compile(r"'(?:[^'\\\n]|\\.)*'").match(text, j)
+            close = _CHAR_LITERAL.match(text, j)
             j = close.end() if close else j + 1
             continue
         if ch == "{":
