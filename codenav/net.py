@@ -1,6 +1,8 @@
 """HTTP with whole-exchange deadlines, byte caps, a redirect policy, trust and proxies (SPEC §8).
 
-``requests`` is imported inside ``fetch`` only, so nothing on a warm path pays for it. The
+A direct exchange goes through ``http.client`` (httpclient.py); ``requests`` is imported only
+for a proxied or insecure one, or one a ``.netrc`` may give credentials to, so neither a warm
+call nor a cold one on an open network pays for it. The
 deadline covers connect, headers and body: every socket read is given the time that remains,
 and the body is read with ``read1`` (one ``recv`` at most) so a slow drip cannot stretch it.
 Every connection verifies against the process's one TLS context (config/trust.py) and takes
@@ -13,11 +15,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
-from . import neterrors
+from . import __version__, neterrors
 from .errors import CodenavError
 
 API_CAP = 2 * 1024 * 1024  # bytes, for API/search/fetch bodies
@@ -37,13 +38,15 @@ def timeout_from_env(variable: str, default: float = DEFAULT_TIMEOUT) -> float:
     return value
 
 
-@dataclass
 class Response:
-    status: int
-    headers: dict[str, str]  # lower-cased names
-    body: bytes = b""
-    url: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    """An answer: its status, headers (lower-cased names), whole body and final URL."""
+
+    __slots__ = ("status", "headers", "body", "url", "extra")
+
+    def __init__(self, status: int, headers: dict[str, str], body: bytes = b"", url: str = "",
+                 extra: dict[str, Any] | None = None) -> None:
+        self.status, self.headers, self.body, self.url = status, headers, body, url
+        self.extra: dict[str, Any] = {} if extra is None else extra
 
     def header(self, name: str, default: str | None = None) -> str | None:
         return self.headers.get(name.lower(), default)
@@ -71,81 +74,12 @@ class _Deadline:
         return left
 
 
-def _socket_of(raw: Any) -> Any:
-    """The socket under a urllib3 response, to give each read the remaining time (best effort)."""
-    try:
-        return raw._fp.fp.raw._sock  # http.client.HTTPResponse -> BufferedReader -> SocketIO
-    except AttributeError:
-        return None
-
-
-_SESSIONS: dict[tuple[int, bool], Any] = {}
-
-
-def _session(insecure: bool = False) -> Any:
-    """One ``requests.Session`` per thread: the trust context is shared, and a packument and
-    its tarball on the same host share a connection (the indexer makes both requests).
-
-    Its adapters carry the process's one TLS context (config/trust.py) for direct and proxied
-    connections alike. An ``insecure`` session (an opted-in ``strict-ssl=false``) is separate:
-    urllib3 sets ``verify_mode`` on the context it is given, so the shared one never meets it.
-    """
-    import threading
-
-    import requests
-
-    key = (threading.get_ident(), insecure)
-    session = _SESSIONS.get(key)
-    if session is None:
-        session = _SESSIONS[key] = requests.Session()
-        if insecure:
-            import urllib3
-
-            urllib3.disable_warnings(urllib3.exceptions.InsecureRequestWarning)  # the result says so
-        else:
-            adapter = _trust_adapter()
-            session.mount("https://", adapter)
-            session.mount("http://", adapter)
-    return session
-
-
-def _trust_adapter() -> Any:
-    from requests.adapters import HTTPAdapter
-
-    from .config import trust
-
-    class TrustAdapter(HTTPAdapter):
-        """Both managers get the context: a proxied request uses the proxy manager's pools."""
-
-        def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-            kwargs["ssl_context"] = trust.context()
-            super().init_poolmanager(*args, **kwargs)
-
-        def proxy_manager_for(self, proxy: str, **kwargs: Any) -> Any:
-            kwargs["ssl_context"] = trust.context()
-            return super().proxy_manager_for(proxy, **kwargs)
-
-        # The context already holds every bundle (certifi, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE):
-        # a bundle path handed to urllib3 would be parsed into it again on every connection.
-        def build_connection_pool_key_attributes(self, request: Any, verify: Any, cert: Any = None) -> Any:
-            return super().build_connection_pool_key_attributes(request, bool(verify), cert)
-
-        def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
-            super().cert_verify(conn, url, bool(verify), cert)
-            if verify and url.lower().startswith("https"):
-                conn.ca_certs = conn.ca_cert_dir = None
-
-    return TrustAdapter()
-
-
 def _route(url: str, manager: str | None) -> tuple[dict[str, Any] | None, tuple[str, str] | None, bool]:
     """(proxies to pass, (proxy, where it is set) for messages, TLS checks off) for ``url``.
 
     The environment first, as requests reads it; then the package manager's own proxy. A
     setting that turns TLS checks off is refused here unless the user opted in.
     """
-    import requests
-
     from .config import proxy, trust
 
     insecure = False
@@ -164,14 +98,43 @@ def _route(url: str, manager: str | None) -> tuple[dict[str, Any] | None, tuple[
             )
         insecure = True
     scheme = url.split(":", 1)[0].lower()
-    from_env = requests.utils.get_environ_proxies(url)
-    chosen = from_env.get(scheme) or from_env.get("all")
-    if chosen:
-        return None, (chosen, f"{scheme}_proxy in the environment"), insecure
+    if _environment_may_proxy():
+        import requests
+
+        from_env = requests.utils.get_environ_proxies(url)
+        chosen = from_env.get(scheme) or from_env.get("all")
+        if chosen:
+            return None, (chosen, f"{scheme}_proxy in the environment"), insecure
     configured = proxy.configured(url, manager) if manager else None
     if configured:
         return {"http": configured[0], "https": configured[0]}, configured, insecure
     return None, None, insecure
+
+
+def _environment_may_proxy() -> bool:
+    """Whether requests could find a proxy for some URL in the environment: a ``*_proxy``
+    variable (any case, as urllib reads them), or a system whose proxy settings live outside
+    it (macOS, Windows). Without one, requests' answer is "no proxy" and need not be asked."""
+    import sys
+
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return any(value and name.lower().endswith("_proxy") and name.lower() != "no_proxy"
+               for name, value in os.environ.items())
+
+
+def _netrc_present() -> bool:
+    """Whether requests would look into a ``.netrc`` for credentials (NETRC, ~/.netrc, ~/_netrc):
+    those exchanges stay on requests, which applies it."""
+    named = os.environ.get("NETRC")
+    candidates = (named,) if named else ("~/.netrc", "~/_netrc")
+    return any(os.path.exists(os.path.expanduser(path)) for path in candidates)
+
+
+# Sent with every exchange unless the caller names the header: requests' defaults, with
+# codenav's name (registries that want their own, such as crates and Hex, pass one).
+DEFAULT_HEADERS = {"User-Agent": f"codenav/{__version__}", "Accept-Encoding": "gzip, deflate", "Accept": "*/*",
+                   "Connection": "keep-alive"}
 
 
 def request(
@@ -200,54 +163,57 @@ def request(
     it raises closes the connection at once (a range request answered with a whole body).
     ``manager`` ("npm", "pip") names the package manager whose proxy and insecure settings
     apply (SPEC §8.1); trust is the same for every exchange.
-    """
-    import requests
 
-    _session()  # the first call builds the trust context: setup, not part of the exchange's deadline
+    A direct connection goes through http.client (httpclient.py); a proxied or insecure one, or
+    one a ``.netrc`` may add credentials to, through requests.
+    """
+    from .config import trust
+
+    trust.context()  # the first call builds the trust context: setup, not part of the exchange's deadline
+    sent = _headers(headers)
+    body = None
+    if json_body is not None:
+        import json
+
+        body = json.dumps(json_body, allow_nan=False).encode("utf-8")
+        sent.setdefault("Content-Type", "application/json")
     deadline = _Deadline(timeout)
     hops = 0
     current = url
     while True:
         proxies, via, insecure = _route(current, manager)
-        session = _session(insecure)
         try:
-            left = deadline.remaining()
-            resp = session.request(
-                method,
-                current,
-                headers=headers,
-                json=json_body,
-                timeout=(min(left, 10.0), left),
-                allow_redirects=False,
-                stream=True,
-                proxies=proxies,
-                verify=False if insecure else True,
-            )
+            if via is None and not insecure and not _netrc_present():
+                from . import httpclient
+
+                try:
+                    resp: Any = httpclient.send(method, current, sent, body, deadline.remaining)
+                except (OSError, ValueError, httpclient.http.client.HTTPException) as exc:
+                    if isinstance(exc, TimeoutError):
+                        raise
+                    raise neterrors.connect_error(exc, what, current, None) from None
+            else:
+                from . import netrequests
+
+                resp = netrequests.send(method, current, sent, body, deadline.remaining, what, proxies, via, insecure)
         except TimeoutError:
             raise _timeout(what, timeout) from None
-        except requests.exceptions.Timeout:
-            raise _timeout(what, timeout) from None
-        except requests.exceptions.RequestException as exc:
-            raise neterrors.connect_error(exc, what, current, via) from None
         if resp.is_redirect:
-            location = resp.headers.get("location", "")
-            target = requests.compat.urljoin(current, location)
+            from urllib.parse import urljoin
+
+            target = urljoin(current, resp.headers.get("location", ""))
             resp.close()
             hops += 1
             if hops > 5 or not _redirect_allowed(redirects, current, target):
                 raise CodenavError(
                     "PROTOCOL_ERROR",
-                    f"{what} answered with a redirect (HTTP {resp.status_code}), which codenav does not follow here",
-                    details={"status": resp.status_code},
+                    f"{what} answered with a redirect (HTTP {resp.status}), which codenav does not follow here",
+                    details={"status": resp.status},
                 )
             current = target
             continue
         break
-    out = Response(
-        status=resp.status_code,
-        headers={k.lower(): v for k, v in resp.headers.items()},
-        url=current,
-    )
+    out = Response(status=resp.status, headers=resp.headers, url=current)
     if on_headers is not None:
         try:
             on_headers(out)
@@ -255,28 +221,26 @@ def request(
             resp.close()
             raise
     declared = resp.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > max_bytes and 200 <= resp.status_code < 300:
+    if declared and declared.isdigit() and int(declared) > max_bytes and 200 <= resp.status < 300:
         resp.close()
         raise (too_large() if too_large else _too_large(what, max_bytes))
     chunks: list[bytes] = []
     total = 0
     try:
-        for chunk in _read_body(resp, deadline):
+        for chunk in resp.chunks(deadline.remaining):
             total += len(chunk)
             if total > max_bytes:
                 raise (too_large() if too_large else _too_large(what, max_bytes))
             if on_chunk is not None:
                 on_chunk(chunk)
-            if sink is not None and 200 <= resp.status_code < 300:
+            if sink is not None and 200 <= resp.status < 300:
                 sink.write(chunk)
             else:
                 chunks.append(chunk)
     except TimeoutError:
         raise _timeout(what, timeout) from None
-    except requests.exceptions.RequestException as exc:
-        raise CodenavError("NETWORK", f"the connection to {what} failed while reading: {neterrors.why(exc)}") from None
     except OSError as exc:
-        if isinstance(exc, TimeoutError) or "timed out" in str(exc):
+        if "timed out" in str(exc):
             raise _timeout(what, timeout) from None
         raise CodenavError("NETWORK", f"the connection to {what} failed while reading: {neterrors.why(exc)}") from None
     finally:
@@ -285,51 +249,14 @@ def request(
     return out
 
 
-def _read_body(resp: Any, deadline: _Deadline) -> Iterator[bytes]:
-    import urllib3
-
-    raw = resp.raw
-    sock = _socket_of(raw)
-    while True:
-        left = deadline.remaining()
-        if sock is not None:
-            try:
-                sock.settimeout(left)
-            except OSError:
-                # http.client closes the socket once the declared body is complete; the next
-                # read then returns b"" without touching it.
-                sock = None
-        try:
-            chunk = raw.read1(256 * 1024) if hasattr(raw, "read1") else raw.read(64 * 1024)
-        except urllib3.exceptions.ReadTimeoutError:
-            raise TimeoutError from None
-        except urllib3.exceptions.ProtocolError as exc:
-            raise OSError(_broken(exc)) from None
-        except urllib3.exceptions.DecodeError:
-            raise OSError("the body could not be decoded") from None
-        if not chunk:
-            # urllib3 reports a short body (Content-Length not reached) as an error when
-            # enforce_content_length is on, which is the default in urllib3 2.
-            return
-        yield chunk
-
-
-def _broken(exc: BaseException) -> str:
-    """Why a body stopped, in words: urllib3's ProtocolError text is a nested tuple repr.
-
-    A connection closed before the declared Content-Length (a reset or a truncated body) shows
-    as ``IncompleteRead(N bytes read, M more expected)`` somewhere in its arguments.
-    """
-    for arg in (exc, *getattr(exc, "args", ())):
-        partial = getattr(arg, "partial", None)
-        expected = getattr(arg, "expected", None)
-        if isinstance(partial, int) and isinstance(expected, int):
-            return f"the connection closed after {partial} bytes, {expected} short of the declared length"
-    if "IncompleteRead" in str(exc):
-        return "the connection closed before the body was complete"
-    if "reset" in str(exc).lower():
-        return "the connection was reset"
-    return "the connection broke"
+def _headers(given: dict[str, str] | None) -> dict[str, str]:
+    """DEFAULT_HEADERS with the caller's on top (names compared without case, as HTTP does)."""
+    merged = dict(DEFAULT_HEADERS)
+    for name, value in (given or {}).items():
+        for default in [d for d in merged if d.lower() == name.lower()]:
+            del merged[default]
+        merged[name] = value
+    return merged
 
 
 def _timeout(what: str, seconds: float) -> CodenavError:

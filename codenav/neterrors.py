@@ -1,7 +1,7 @@
 """Network failures told in words: no Python repr, no ``_ssl.c``, no proxy credentials (SPEC §8.1).
 
-requests wraps urllib3 wraps ``ssl``/``socket`` errors, and every layer's ``str()`` is a repr of
-the one below (``HTTPSConnectionPool(host=…): Max retries exceeded … SSLError(…)``). Here the
+requests wraps urllib3 wraps ``ssl``/``socket`` errors (http.client, net.py's direct transport,
+raises them as they are), and every layer's ``str()`` is a repr of the one below (``HTTPSConnectionPool(host=…): Max retries exceeded … SSLError(…)``). Here the
 chain is walked for the error that says what happened, and that is put in a sentence:
 
 - a certificate that cannot be verified: ``TLS_ERROR`` (not retryable), with OpenSSL's reason
@@ -49,8 +49,6 @@ def connect_error(exc: BaseException, what: str, url: str, via: tuple[str, str] 
     import socket
     import ssl
 
-    import requests
-
     from .config import proxy as proxies
     from .config import trust
 
@@ -69,10 +67,10 @@ def connect_error(exc: BaseException, what: str, url: str, via: tuple[str, str] 
                 retryable=False,
                 details={"host": host, "reason": reason, "caSources": consulted, "action": trust.HOW_TO_ADD},
             )
-    is_proxy = any(isinstance(c, requests.exceptions.ProxyError) for c in causes) or any(
-        type(c).__name__ == "ProxyError" for c in causes)
-    oserrors = [c for c in causes if isinstance(c, OSError) and not isinstance(c, requests.exceptions.RequestException)
-                and type(c).__module__.split(".")[0] not in ("urllib3", "requests")]
+    # By class name: requests (and urllib3) are imported only when a proxied exchange used them.
+    is_proxy = any(kind.__name__ == "ProxyError" for c in causes for kind in type(c).__mro__)
+    oserrors = [c for c in causes if isinstance(c, OSError)
+                and not any(kind.__module__.split(".")[0] in ("urllib3", "requests") for kind in type(c).__mro__)]
     if is_proxy and via:
         tunnel = next((str(c) for c in causes if str(c).startswith("Tunnel connection failed")), None)
         if tunnel:
