@@ -3,7 +3,9 @@
     python bench/rawfetch.py --accept application/json DOCUMENT_URL ARTIFACT_URL
 
 What a cold ``codenav files SPEC`` cannot do with less: start Python, import ``http.client``
-and ``ssl``, build a verifying TLS context from the system store, GET the registry's document
+and ``ssl``, build a verifying TLS context from the system store in its cheapest form (the
+hashed certificate folder, looked up lazily, when OpenSSL names one: as config/trust.py does;
+``ssl.create_default_context()`` would parse the whole bundle that ``SSL_CERT_FILE`` names), GET the registry's document
 for the version (npm's version document, PyPI's project page) and then its artifact, one
 kept-alive connection per host, each body read whole and dropped. ``bench/run.py`` runs it
 alternating with codenav, on the same interpreter, against the same two URLs codenav fetched.
@@ -13,6 +15,7 @@ Exit status 0 only when both answered 200.
 from __future__ import annotations
 
 import http.client
+import os
 import ssl
 import sys
 from urllib.parse import urlsplit
@@ -22,7 +25,7 @@ def main(argv: list[str]) -> int:
     accept = "*/*"
     if argv[:1] == ["--accept"]:
         accept, argv = argv[1], argv[2:]
-    context = ssl.create_default_context()
+    context = _context()
     connections: dict[tuple[str, str], http.client.HTTPConnection] = {}
     for number, url in enumerate(argv):
         parts = urlsplit(url)
@@ -43,6 +46,16 @@ def main(argv: list[str]) -> int:
             sys.stderr.write(f"rawfetch: {url} answered HTTP {resp.status}\n")
             return 1
     return 0
+
+
+def _context() -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    folder = ssl.get_default_verify_paths().capath
+    if folder and os.path.isdir(folder):
+        context.load_verify_locations(capath=folder)
+    else:
+        context.load_default_certs()
+    return context
 
 
 if __name__ == "__main__":

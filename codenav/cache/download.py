@@ -73,6 +73,8 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
 
     registry = registries.load(artifact.registry)
     what = registry.WHAT
+    # Not fsynced: the file is read back by the extraction and deleted; what is made durable is
+    # the published entry (its manifest and folder, indexing._finish).
     with open(dest, "wb") as sink:
         resp = net.request(
             "GET", artifact.url, what=what, headers=dict(artifact.headers or {}), redirects="https",
@@ -80,8 +82,6 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
             sink=sink, on_chunk=on_chunk, too_large=lambda: too_large(artifact, limit),
             manager=getattr(registry, "PACKAGE_MANAGER", None),  # its proxy and TLS settings apply
         )
-        sink.flush()
-        os.fsync(sink.fileno())
     if progress_until is not None and state["drawn"]:
         sys.stderr.write("\r\033[K")
         sys.stderr.flush()

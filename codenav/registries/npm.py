@@ -76,6 +76,14 @@ def is_exact(version: str) -> bool:
     return len(numbers) == 3 and all(n.isascii() and n.isdigit() for n in numbers)
 
 
+def is_plain_version(version: str) -> bool:
+    """``MAJOR.MINOR.PATCH`` in digits without leading zeros, each below 2**53: an exact version
+    that is its own clean form (tests/test_warm_path.py checks this against semver)."""
+    numbers = version.split(".")
+    return len(numbers) == 3 and all(n.isascii() and n.isdigit() and len(n) <= 15 and (n == "0" or n[0] != "0")
+                                     for n in numbers)
+
+
 def _semver_word(text: str) -> bool:
     return bool(text) and set(text) <= _SEMVER_WORD
 
@@ -156,14 +164,17 @@ def resolve(name: str, wanted: str | None) -> Artifact:
     import json
 
     from .. import net
-    from . import semver
-    from .versions import nearest_first, semver_is_prerelease, semver_key
 
     registry = endpoint()
     what = WHAT
-    kind = semver.classify(wanted) if wanted else "tag"
-    if kind == "exact":
-        wanted = semver.clean(wanted) or wanted  # "v1.2.3", "=1.2.3": the version npm looks up
+    if wanted and is_plain_version(wanted):
+        kind = "exact"  # what semver.classify and semver.clean say of it, without compiling their grammar
+    else:
+        from . import semver
+
+        kind = semver.classify(wanted) if wanted else "tag"
+        if kind == "exact":
+            wanted = semver.clean(wanted) or wanted  # "v1.2.3", "=1.2.3": the version npm looks up
     if kind != "range":
         # Scoped names too (@types/node's abbreviated packument is 9 MB, parsed it is most of
         # the indexer's memory); a registry without version documents answers 404 and the
@@ -171,6 +182,9 @@ def resolve(name: str, wanted: str | None) -> Artifact:
         found = _version_document(registry, name, wanted or "latest", what)
         if found is not None:
             return found
+    from . import semver
+    from .versions import nearest_first, semver_is_prerelease, semver_key
+
     url = packument_url(registry, name)
     headers = {"Accept": ACCEPT, **auth_headers(url)}
     resp = net.request(
