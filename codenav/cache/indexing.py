@@ -93,6 +93,7 @@ def _build_locked(job: dict[str, Any]) -> str:
                        max_bytes=limits.max_total_bytes + limits.max_files * 4096)
 
         _publish(key, target_echo, fetch, Unpack("tar"), limits)
+        _tell_waiter(job)
         _derive_late(key)
         return key
 
@@ -120,14 +121,27 @@ def _build_locked(job: dict[str, Any]) -> str:
         _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits,
                  ranged=listing if ranged else None, same_folder=same_folder)
         aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
+        _tell_waiter(job)
         if not ranged:  # a ranged entry holds no member yet: its symbol index is built on first use (lazy.ensure)
             _derive_late(artifact.key)
         return artifact.key
     aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
+    _tell_waiter(job)
     existing = store.find(artifact.key)
     if existing is not None and not existing.ranged:  # published by an indexer that may have stopped short
         _derive_late(artifact.key)
     return artifact.key
+
+
+def _tell_waiter(job: dict[str, Any]) -> None:
+    """The entry is published: one byte on stdout, where the caller that started this indexer
+    waits (cache/open.py), so it answers now rather than at its next look. That caller may have
+    stopped waiting and gone (INDEXING): then nobody reads, and that is fine."""
+    if job.get("notify"):
+        try:
+            os.write(1, b"\n")
+        except OSError:
+            pass
 
 
 class _Cleared(Exception):

@@ -103,13 +103,14 @@ def _spawn(job: dict[str, Any], deadline: float) -> Any:
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)
     env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    job = {**job, "progressUntil": deadline if _progress_wanted() else None}
+    job = {**job, "progressUntil": deadline if _progress_wanted() else None, "notify": True}
     log = _open_log()
     try:
         # Detached (its own session), not proc.run: it must outlive a caller that stops waiting.
+        # Its stdout is a pipe on which it says when the entry is published (indexing._tell_waiter).
         return subprocess.Popen(
             [sys.executable, "-m", f"{__package__}.indexer", json.dumps(job)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=None if job["progressUntil"] else log,
             env=env, start_new_session=True, close_fds=True,
         )
@@ -139,14 +140,22 @@ def _progress_wanted() -> bool:
 
 
 def _index_and_wait(job: dict[str, Any], wait_ms: int) -> store.Entry:
-    import subprocess
+    started: list[Any] = []  # the indexers started here: their pipes are closed on the way out
+    try:
+        return _wait(job, wait_ms, started)
+    finally:
+        for child in started:
+            child.stdout.close()
 
+
+def _wait(job: dict[str, Any], wait_ms: int, started: list[Any]) -> store.Entry:
     alias = job["alias"]
     start = time.monotonic()
     began = time.time()
     deadline = start + wait_ms / 1000.0
     child = None if busy(alias) else _spawn(job, time.time() + wait_ms / 1000.0)
-    spawns = 0 if child is None else 1
+    started += [child] if child is not None else []
+    spawns = len(started)
     while True:
         if job["kind"] == "package":
             found = aliases.read_alias(alias, resolved_since=began)
@@ -156,13 +165,10 @@ def _index_and_wait(job: dict[str, Any], wait_ms: int) -> store.Entry:
             return found
         left = deadline - time.monotonic()
         if child is not None:
-            # Polled, not waited for whole: the indexer publishes the entry, then derives the
-            # late sidecars (the symbol index of 43,000 files takes many seconds); the caller
-            # answers as soon as the entry is there.
-            try:
-                child.wait(timeout=max(0.0, min(left, POLL_SECONDS)))
-            except subprocess.TimeoutExpired:
-                pass
+            # Not waited for whole: the indexer publishes the entry, then derives the late
+            # sidecars (the symbol index of 43,000 files takes many seconds); the caller answers
+            # as soon as the entry is there, which the indexer says on its stdout.
+            _wait_for_news(child, max(0.0, left))
             if child.returncode is None:
                 if left <= 0:
                     break  # still running past the wait: leave it to finish in the background
@@ -178,6 +184,7 @@ def _index_and_wait(job: dict[str, Any], wait_ms: int) -> store.Entry:
             # Index again while the wait lasts, a bounded number of times.
             if spawns < MAX_SPAWNS and left > 0:
                 child = _spawn(job, time.time() + left)
+                started.append(child)
                 spawns += 1
                 continue
             raise CodenavError(
@@ -191,6 +198,26 @@ def _index_and_wait(job: dict[str, Any], wait_ms: int) -> store.Entry:
         f"still indexing after {wait_ms} ms; it continues in the background, retry shortly",
         details={"indexingRef": short_hash(alias), "action": "retry the same call in a few seconds"},
     )
+
+
+def _wait_for_news(child: Any, seconds: float) -> None:
+    """Wait up to ``seconds`` for ``child`` (an indexer) to say it published the entry or to end.
+    Its stdout carries a byte at publication and closes when it exits; once closed, the exit
+    itself is waited for in short steps."""
+    import select
+    import subprocess
+
+    pipe = child.stdout
+    if not pipe.closed:
+        if select.select([pipe], [], [], seconds)[0]:
+            if not os.read(pipe.fileno(), 64):
+                pipe.close()  # end of file: the indexer is ending
+        child.poll()
+        return
+    try:
+        child.wait(timeout=min(seconds, POLL_SECONDS))
+    except subprocess.TimeoutExpired:
+        pass
 
 
 def _read_result(alias: str) -> CodenavError | None:
