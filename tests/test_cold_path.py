@@ -1,0 +1,192 @@
+"""The cold path's shortcuts answer exactly as the general code they stand in for.
+
+A cold call no longer imports ``requests`` for a direct exchange (net.py sends it through
+http.client, httpclient.py) and no longer compiles npm's semver grammar for a plain
+``MAJOR.MINOR.PATCH``. Each shortcut is checked here against the code it replaces: the same
+answer (status, headers, body, final URL) or the same error, and the same request on the wire.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from codenav import net
+from codenav.errors import CodenavError
+from codenav.registries import npm, semver
+from tests.conftest import ROOT
+from tests.fakes.http import FakeServer, Reply
+
+BODY = b"".join(b"line %d of the body\n" % i for i in range(4000))  # 80 KB: several reads
+# Headers the two transports may legitimately differ in: the fake's clock, and the connection
+# handling each library announces.
+VOLATILE = {"date", "server"}
+
+
+def _routes(server: FakeServer) -> None:
+    server.route("GET", "/ok", lambda h: Reply(200, BODY, {"Content-Type": "text/plain", "X-Twice": "a"}))
+    server.route("GET", "/gzip", lambda h: Reply(200, gzip.compress(BODY, mtime=0),
+                                                 {"Content-Type": "application/json", "Content-Encoding": "gzip"}))
+    server.route("GET", "/missing", lambda h: Reply(404, b'{"error":"Not found"}', {"Content-Type": "application/json"}))
+    server.route("GET", "/busy", lambda h: Reply(503, b"busy", {"Retry-After": "3"}))
+    server.route("GET", "/moved", lambda h: Reply(302, b"", {"Location": "/ok"}))
+    server.route("GET", "/loop", lambda h: Reply(302, b"", {"Location": "/loop"}))
+    server.route("GET", "/truncated", lambda h: Reply(200, BODY[:100], {}, length=len(BODY)))
+    server.route("GET", "/reset", lambda h: Reply(200, BODY, {}, abort_after=5000))
+    server.route("GET", "/oversized", lambda h: Reply(200, b"{}", {}, length=10 * 1024 * 1024))
+    server.route("GET", "/stall", lambda h: Reply(200, BODY, {}, delay=2.0))
+    server.route("GET", "/drip", lambda h: Reply(200, [BODY[i:i + 4000] for i in range(0, len(BODY), 4000)], {},
+                                                 chunk_delay=0.1))
+    server.route("HEAD", "/ok", lambda h: Reply(200, b"", {"Content-Type": "text/plain"}, length=len(BODY)))
+    server.route("POST", "/search", lambda h: Reply.json({"echo": h.rfile is not None}))
+
+
+CASES = [
+    ("GET", "/ok", {}),
+    ("GET", "/ok", {"headers": {"Accept": "application/json", "user-agent": "someone/1"}}),
+    ("GET", "/ok?q=a%20b&x=1#fragment", {}),
+    ("GET", "/a path/with spaces", {}),
+    ("GET", "/gzip", {}),
+    ("GET", "/missing", {}),
+    ("GET", "/busy", {}),
+    ("GET", "/moved", {"redirects": "https"}),
+    ("GET", "/moved", {}),
+    ("GET", "/loop", {"redirects": "https"}),
+    ("GET", "/truncated", {}),
+    ("GET", "/reset", {}),
+    ("GET", "/oversized", {"max_bytes": 1024 * 1024}),
+    ("GET", "/ok", {"max_bytes": 1000}),
+    ("GET", "/stall", {"timeout": 0.5}),
+    ("GET", "/drip", {"timeout": 0.5}),
+    ("HEAD", "/ok", {}),
+    ("POST", "/search", {"json_body": {"query": "x = 1", "n": [1, 2]}}),
+]
+
+
+def _outcome(method: str, url: str, options: dict) -> tuple:
+    try:
+        resp = net.request(method, url, what="the upstream", **options)
+    except CodenavError as exc:
+        return ("error", exc.code, exc.message, exc.retryable, exc.details)
+    headers = {k: v for k, v in resp.headers.items() if k not in VOLATILE}
+    return ("answer", resp.status, headers, resp.body, resp.url)
+
+
+def _seen(server: FakeServer) -> list:
+    return [(s.method, s.path, s.query, s.body, {k: v for k, v in s.headers.items()}) for s in server.seen]
+
+
+@pytest.fixture(scope="module")
+def server():
+    with FakeServer() as server:
+        _routes(server)
+        yield server
+
+
+@pytest.mark.parametrize(("method", "path", "options"), CASES, ids=[f"{m} {p} {sorted(o)}" for m, p, o in CASES])
+def test_the_direct_transport_answers_as_requests_does(server, method, path, options, tmp_path, monkeypatch):
+    """Every answer and every error of a direct exchange (http.client) equals what the same
+    exchange gives through requests, and the server receives the same request."""
+    server.seen.clear()
+    direct = _outcome(method, server.url + path, options)
+    wire_direct = _seen(server)
+    server.seen.clear()
+    netrc = tmp_path / "netrc"
+    netrc.write_text("")  # requests would read it: the exchange goes through requests
+    monkeypatch.setenv("NETRC", str(netrc))
+    from codenav import netrequests
+
+    sent = []
+    monkeypatch.setattr(netrequests, "send", lambda *a, _send=netrequests.send: sent.append(a) or _send(*a))
+    through_requests = _outcome(method, server.url + path, options)
+    wire_requests = _seen(server)
+    assert sent, "the exchange did not go through requests"
+    assert direct == through_requests
+    assert wire_direct == wire_requests
+
+
+def test_a_kept_alive_connection_carries_the_next_request_and_a_dropped_one_is_replaced():
+    """Two exchanges with one host share a connection; when the server closes it between them,
+    the second goes out on a new one and still succeeds."""
+    import http.server
+    import threading
+
+    connections = []
+
+    class KeepAlive(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            if self.path == "/close":
+                self.close_connection = True
+            connections.append(self.client_address)
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), KeepAlive)
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{httpd.server_address[1]}"
+        assert [net.request("GET", base + p, what="x").body for p in ("/a", "/b", "/close", "/c")] == [b"ok"] * 4
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert connections[0] == connections[1] == connections[2] != connections[3]
+
+
+def test_a_direct_exchange_does_not_import_requests(server):
+    """On an open network (no proxy variable, no .netrc) fetching imports neither requests nor urllib3."""
+    code = ("import sys\nfrom codenav import net\n"
+            f"assert net.request('GET', {server.url + '/ok'!r}, what='x').status == 200\n"
+            "print(sorted(m for m in ('requests', 'urllib3') if m in sys.modules))\n")
+    env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
+    env["PYTHONPATH"] = str(ROOT)
+    env.pop("NETRC", None)
+    env["HOME"] = os.environ["HOME"]
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_a_proxy_variable_sends_the_exchange_through_requests(server, monkeypatch):
+    """A *_proxy variable in the environment leaves the routing to requests, as before (the
+    proxies themselves are pinned in tests/test_trust.py)."""
+    monkeypatch.setenv("FTP_PROXY", "http://127.0.0.1:9")  # no proxy for http: requests goes direct
+    assert net._environment_may_proxy()
+    assert net.request("GET", server.url + "/ok", what="x").body == BODY
+    assert "requests" in sys.modules
+
+
+def _versions(rnd: random.Random) -> list[str]:
+    parts = ["0", "1", "01", "00", "9", "10", "123", "9007199254740991", "9007199254740992", "999999999999999",
+             "1234567890123456", "x", "*", "", " 1", "1 ", "v1", "=1", "-1", "1a", "\u0661"]
+    found = ["1.2.3", "v1.2.3", "=1.2.3", " 1.2.3 ", "1.2.3-beta", "1.2.3+build", "1.2", "1.2.3.4", "^1.2.3",
+             "latest", "next", "1.2.3 - 2.0.0", ">=1", "1.x"]
+    for _ in range(3000):
+        found.append(".".join(rnd.choice(parts) for _ in range(rnd.choice((2, 3, 3, 3, 4)))))
+    return found
+
+
+def test_a_plain_version_is_what_semver_calls_an_exact_version_in_its_clean_form():
+    """Every string npm.is_plain_version accepts, semver classifies as exact and cleans to itself;
+    the common shapes are accepted."""
+    rnd = random.Random(25)
+    accepted = 0
+    for text in _versions(rnd):
+        if npm.is_plain_version(text):
+            accepted += 1
+            assert semver.classify(text) == "exact", text
+            assert semver.clean(text) == text, text
+    assert accepted > 30
+    assert all(npm.is_plain_version(v) for v in ("0.0.0", "4.21.2", "10.20.30", "999999999999999.0.1"))
+    assert not any(npm.is_plain_version(v) for v in ("01.2.3", "1.2.3-rc.1", "v1.2.3", "1.2", "1.2.3 "))
