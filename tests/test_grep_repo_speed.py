@@ -202,3 +202,73 @@ def test_the_cli_stops_a_stuck_regex_at_its_budget_in_its_own_process():
     assert result["truncatedReason"] == "time" and result["hasMore"] is True
     assert [(f["path"], b["startLine"]) for f in result["files"] for b in f["blocks"]] == [("a_first.txt", 1)]
     assert 2 < elapsed < 8
+
+
+# --- the plain CLI's output, made from the bytes (search/plain.py) ---------------------------------
+
+PLAIN_CASES = CASES + [
+    {"pattern": "needle", "whole_words": True}, {"pattern": "row", "case_sensitive": True},
+    {"pattern": "ROW 1"}, {"pattern": "caf\u00e9"}, {"pattern": "absent-from-every-file"},
+    {"pattern": r"row \d+ hay$", "regex": True}, {"pattern": r"^\w+ 2\d", "regex": True, "case_sensitive": True},
+    {"pattern": r"(?i)NEEDLE", "regex": True}, {"pattern": "needle", "glob": ["*.js"]},
+    {"pattern": "needle", "path_prefix": "lib"}, {"pattern": "kelvin", "whole_words": True},
+    {"pattern": r"n(?=e)", "regex": True}, {"pattern": "needle NEEDLE", "case_sensitive": True},
+]
+
+
+def rendered(arguments: dict) -> tuple[bytes, str, int]:
+    """(stdout bytes, stderr, exit status) of the plain CLI rendering of a grep_repo result."""
+    import io
+
+    result = grep_repo.run(arguments)
+    raw = io.BytesIO()
+    out, err = io.TextIOWrapper(raw, encoding="utf-8", newline="\n"), io.StringIO()
+    grep_repo.render(result, False, out, err)
+    out.flush()
+    return raw.getvalue(), err.getvalue(), grep_repo.exit_code(result)
+
+
+@pytest.mark.parametrize("case", PLAIN_CASES, ids=[repr(c) for c in PLAIN_CASES])
+def test_the_plain_output_from_the_bytes_equals_the_page_path_byte_for_byte(case):
+    """The plain CLI's fast output (every match printed from the file's bytes) is the page path's
+    rendering: the same bytes on stdout, the same stderr, the same exit status."""
+    arguments = {**TARGET, **case, "_unbounded": True}
+    fast = rendered({**arguments, "_plain": True})
+    assert fast == rendered(arguments)
+    assert fast[0].count(b"\n") == grep_repo.run(arguments)["totalMatches"]
+
+
+def test_the_plain_output_of_text_that_is_not_utf8_is_what_the_page_path_prints(tmp_path):
+    """Lines that are not valid UTF-8 (a file changed under an old text list), CRLF endings and
+    a last line without a newline print as the page path prints them."""
+    from codenav.search import plain
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    files = {"a.txt": b"one needle\r\ncaf\xe9 needle\nno\nneedle at the end", "b.txt": "na\u00efve needle\n".encode(),
+             "c.txt": b"needle\xff\xfe\n" * 3}
+    for name, data in files.items():
+        (tree / name).write_bytes(data)
+    listing = [[name, len(data)] for name, data in sorted(files.items())]
+    for options in ({"pattern": "needle"}, {"pattern": "NEEDLE"}, {"pattern": r"ne+dle$", "regex": True},
+                    {"pattern": "caf", "case_sensitive": True}):
+        options = {"regex": False, "case_sensitive": False, "whole_words": False, **options}
+        counts, output = plain.search(str(tree), listing, options, time.monotonic() + 60)
+        page = grep.search(str(tree), listing, options, start=None, max_matches=None, cap=None, context=0,
+                           window=None, deadline=time.monotonic() + 60, encode=lambda *a: "")
+        expected = "".join(f"{f['path']}:{ln['line']}:{ln['text']}\n" for f in page["files"] for b in f["blocks"]
+                           for ln in b["lines"]).encode("utf-8")
+        assert output == expected
+        assert counts == {**{k: page[k] for k in ("totalMatches", "filesMatched", "filesScanned", "hasMore")},
+                          "files": []}
+
+
+def test_the_plain_cli_stops_a_stuck_regex_and_prints_what_it_found():
+    """Without --json too, a catastrophic regex stops at CODENAV_SEARCH_TIMEOUT; the lines of the
+    files searched by then are printed and stderr says the search stopped at its time budget."""
+    run_cli("files", "npm:stuck@1.0.0")
+    started = time.monotonic()
+    proc = run_cli("grep", "npm:stuck@1.0.0", "(a+)+$", "--regex", env={"CODENAV_SEARCH_TIMEOUT": "2"})
+    assert 2 < time.monotonic() - started < 8
+    assert proc.stdout == b"a_first.txt:1:aaaa\n"
+    assert b"stopped at its time budget" in proc.stderr

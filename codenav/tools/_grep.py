@@ -7,6 +7,8 @@ runs. Both tools import this module; neither imports the other.
 
 from __future__ import annotations
 
+import sys
+
 from ..errors import invalid
 from ..targets import cli_int
 from . import _target
@@ -86,6 +88,17 @@ def route(ns: Any, args: dict[str, Any], pattern: str, path: str | None, checked
     return REPO if os.path.isdir(os.path.join(entry.path, "tree", path)) else FILE
 
 
+def _utf8(stream: Any) -> bool:
+    """Whether text written to ``stream`` is encoded as UTF-8 (then a valid UTF-8 line can be
+    written as its bytes)."""
+    import codecs
+
+    try:
+        return codecs.lookup(stream.encoding).name == "utf-8" and hasattr(stream, "buffer")
+    except (AttributeError, LookupError, TypeError):
+        return False
+
+
 def repo_arguments(ns: Any, args: dict[str, Any], pattern: str, path: str | None) -> dict[str, Any]:
     """The grep_repo arguments of a ``grep`` command line (PATH, if any, becomes path_prefix)."""
     args = {**args, "pattern": pattern, "_tool": REPO}
@@ -105,6 +118,10 @@ def repo_arguments(ns: Any, args: dict[str, Any], pattern: str, path: str | None
     if not ns.json:
         # Plain output is rg's: every match, whole lines (--max-columns asks for the window).
         args["_unbounded"] = True
+        # Every match as path:line:text and nothing else: made from the bytes (search/plain.py).
+        args["_plain"] = not (ns.verbose or args.get("context") or args.get("max_matches") is not None
+                              or args.get("cursor") is not None or getattr(ns, "max_columns", None) is not None
+                              or not _utf8(sys.stdout))
         if getattr(ns, "max_columns", None) is not None:
             columns = cli_int(ns.max_columns, "--max-columns", "max_columns")
             if columns < 1:

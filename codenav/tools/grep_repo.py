@@ -126,16 +126,22 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
             raise invalid("cursor is not one this search returned; repeat the search without it", "cursor")
         start = (index, line, offset, shown)
     unbounded = bool(args.get("_unbounded"))
-    found = grep.search(
-        entry.path + "/tree", files, options, start=start,
-        max_matches=args.get("max_matches") if unbounded else options["max_matches"],
-        cap=options["max_matches_per_file"], context=options["context"],
-        window=args.get("_window") if unbounded else grep.WINDOW,
-        deadline=time.monotonic() + grep.timeout(),
-        encode=lambda *where: grep.encode_cursor(fingerprint, *where),
-        budget=None if unbounded else BUDGET_BYTES - 2048,
-        line_budget=None if unbounded else BUDGET_LINES - 50,
-    )
+    plain = None
+    if args.get("_plain") and start is None:  # the plain CLI: every match, printed from the bytes
+        from ..search import plain as plain_grep
+
+        found, plain = plain_grep.search(entry.path + "/tree", files, options, time.monotonic() + grep.timeout())
+    else:
+        found = grep.search(
+            entry.path + "/tree", files, options, start=start,
+            max_matches=args.get("max_matches") if unbounded else options["max_matches"],
+            cap=options["max_matches_per_file"], context=options["context"],
+            window=args.get("_window") if unbounded else grep.WINDOW,
+            deadline=time.monotonic() + grep.timeout(),
+            encode=lambda *where: grep.encode_cursor(fingerprint, *where),
+            budget=None if unbounded else BUDGET_BYTES - 2048,
+            line_budget=None if unbounded else BUDGET_LINES - 50,
+        )
     result: dict[str, Any] = {"target": entry.target, "pattern": options["pattern"]}
     given = {_FILTER_KEYS[k]: args[k] for k in _FILTER_KEYS if args.get(k) is not None}
     if given:
@@ -146,6 +152,8 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     hint = _hint(result, options, grep.max_file_bytes(), unbounded)
     if hint:
         result["hint"] = hint
+    if plain is not None:
+        result["_plain"] = plain  # the CLI's output, already made (render writes it)
     return _target.with_warnings(result, entry)
 
 
@@ -179,6 +187,10 @@ def exit_code(result: dict[str, Any]) -> int:
 def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
     """rg's --no-heading output: ``path:line:text``, context ``path-line-text``, ``--`` between
     blocks that do not touch (only when context was asked)."""
+    plain = result.get("_plain")
+    if plain is not None:
+        out.flush()
+        out.buffer.write(plain)
     separate = bool(result.get("filter", {}).get("context"))
     first = True
     write = out.write

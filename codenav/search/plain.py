@@ -1,0 +1,105 @@
+"""The plain CLI's grep output: every matching line as ``path:line:text``, made from the bytes.
+
+``codenav grep SPEC PATTERN`` (no ``--json``, ``--verbose``, context, column window, match
+limit or cursor) prints what rg prints: every matching line of every file in scope, in path
+order. ``grep.search`` builds a page of line objects for that, about 10 µs a line; here the
+same matcher (search/matchers.py) gives each file's matching lines, which are written as the
+bytes they are: the line numbers come from counting newlines between hits (``bytes.count``, in
+C), and the text is the file's own bytes whenever they are valid UTF-8, which is what decoding
+them with ``"replace"`` and encoding them again gives (a file that is not is decoded and
+encoded again, line by line, as the page path prints it). tests/test_grep_repo_speed.py
+compares both paths byte for byte.
+
+``search`` returns the counts ``grep.search`` returns (no ``files``) and the output bytes. A
+regex runs under the deadline runner (search/runner.py) as ``grep.search`` runs it, file by
+file; when the deadline strikes, the files finished by then are printed and counted.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .grep import SMALL, _open_tree, read_file
+from .matchers import matcher
+from .runner import run_until
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+
+def search(tree: str, files: list[list], options: dict[str, Any], deadline: float) -> tuple[dict[str, Any], bytes]:
+    """(counts as grep.search gives them, the plain output) for ``files`` ([path, size] under ``tree``)."""
+    counts: dict[int, int] = {}
+    pieces: list[bytes] = []
+
+    def on_file(event: tuple[int, int, bytes]) -> None:
+        counts[event[0]] = event[1]
+        if event[2]:
+            pieces.append(event[2])
+
+    events = _scan(tree, files, options)
+    if options.get("regex"):
+        timed_out = run_until(events, on_file, deadline)
+        if timed_out is None:  # pragma: no cover - the CLI runs in the main thread
+            raise RuntimeError("the plain grep output is made in the main thread only")
+    else:
+        timed_out = False
+        for event in events:
+            on_file(event)
+            if time.monotonic() > deadline and event[0] < len(files) - 1:
+                timed_out = True
+                events.close()
+                break
+    total = sum(counts.values())
+    result: dict[str, Any] = {"files": [], "totalMatches": total, "filesMatched": sum(1 for c in counts.values() if c),
+                              "filesScanned": len(counts), "hasMore": timed_out}
+    if timed_out:
+        result["truncatedReason"] = "time"
+    return result, b"".join(pieces)
+
+
+def _scan(tree: str, files: list[list], options: dict[str, Any]) -> Iterator[tuple[int, int, bytes]]:
+    """(file index, matching lines, their output) for each file, in order."""
+    match = matcher(options)
+    absent, spans = match.absent, match.spans
+    tree_fd = _open_tree(tree)
+    try:
+        for index, (path, size) in enumerate(files):
+            data = read_file(path, size, tree_fd)
+            if (len(data) < SMALL and absent(data)) or not match.prefilter(data):
+                yield index, 0, b""
+                continue
+            prefix = path.encode("utf-8") + b":"
+            count = numbered = 0
+            line = 1
+            out: list[bytes] = []
+            newlines = data.count
+            for start, stop in spans(data, 0, None):
+                count += 1
+                line += newlines(b"\n", numbered, start)
+                numbered = start
+                out.append(b"%b%d:%b\n" % (prefix, line, data[start:stop]))
+            piece = b"".join(out)
+            if piece and not piece.isascii():
+                try:
+                    piece.decode("utf-8")
+                except UnicodeDecodeError:
+                    piece = _replaced(prefix, data, out)
+            yield index, count, piece
+    finally:
+        import os
+
+        os.close(tree_fd)
+
+
+def _replaced(prefix: bytes, data: bytes, out: list[bytes]) -> bytes:
+    """The lines of ``out`` with their text decoded with "replace" and encoded again, as the
+    page path prints text that is not valid UTF-8."""
+    fixed = []
+    for piece in out:
+        head, _, rest = piece[len(prefix):].partition(b":")
+        text = rest[:-1].decode("utf-8", "replace").encode("utf-8")
+        fixed.append(b"%b%b:%b\n" % (prefix, head, text))
+    return b"".join(fixed)
