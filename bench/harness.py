@@ -84,6 +84,20 @@ def compare(run_a: Callable[[], Run], run_b: Callable[[], Run], pairs: int, warm
     return result
 
 
+def rotate(runners: dict[str, Callable[[], Run]], repeats: int, warmup: int = 1) -> dict[str, list[Run]]:
+    """``repeats`` runs of each, in turn, the order reversed every other round (ABC CBA ...), as
+    ``compare`` alternates two: any two of them make a Pair whose runs are side by side."""
+    names = list(runners)
+    for _ in range(warmup):
+        for name in names:
+            runners[name]()
+    runs: dict[str, list[Run]] = {name: [] for name in names}
+    for index in range(repeats):
+        for name in names if index % 2 == 0 else names[::-1]:
+            runs[name].append(runners[name]())
+    return runs
+
+
 def percentile(values: Sequence[float], pct: float) -> float:
     """Nearest-rank percentile (pct in 0..100) of ``values``."""
     ordered = sorted(values)

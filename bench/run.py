@@ -4,7 +4,8 @@
     python bench/run.py --quick    # a quarter of the repeats
     python bench/run.py --offline  # only what needs no registry (the 20,000-file tree, the locked project)
     python bench/run.py --only warm,mcp   # a subset: warm, mcp, cold-npm, cold-many, cold-pypi, rss, tree, locked, grep
-    python bench/run.py --only grep       # grep_repo against rg -j1 -uu on three trees (bench/grep_repo.py)
+    python bench/run.py --only grep       # grep_repo against rg -j1 -uu on four trees (bench/grep_repo.py)
+    python bench/run.py --only mcp --baseline-checkout ../main   # the MCP row of two checkouts, one run
 
 codenav is installed the way a user installs it, twice: ``pip install`` of this checkout into
 a fresh virtual environment, and ``uv pip install --compile-bytecode`` into another (uv is
@@ -31,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -82,6 +84,8 @@ class Bench:
         self.warm_cache = work / "warm-cache"
         self._fresh = 0
         self.extra: list[str] = []  # reports with their own tables (grep), printed after the main one
+        self.baseline: Path | None = None  # a venv of another checkout, measured beside this one (mcp)
+        self.baseline_name = ""
 
     # --- environment -------------------------------------------------------------------------
 
@@ -159,8 +163,36 @@ class Bench:
                 raise RuntimeError(f"npm pack exited {result.status}")
             return result
 
-        pair = harness.compare(codenav, npm, self.pairs(7), warmup=1)
-        self._ratio_row(f"cold `codenav files {EXPRESS}`", pair, "`npm pack express@4.21.2` (fresh --cache)", 0.5)
+        runs = harness.rotate({"codenav": codenav, "npm": npm, "raw": self.raw_fetch(EXPRESS)}, self.pairs(7))
+        self._ratio_row(f"cold `codenav files {EXPRESS}`", harness.Pair(runs["codenav"], runs["npm"]),
+                        "`npm pack express@4.21.2` (fresh --cache)", 0.5)
+        self._ratio_row(f"cold `codenav files {EXPRESS}`, against its two documents", harness.Pair(runs["codenav"], runs["raw"]),
+                        "the version document and the tarball by `http.client` (bench/rawfetch.py)", 2.5)
+
+    def raw_fetch(self, spec: str) -> Callable[[], harness.Run]:
+        """A runner of bench/rawfetch.py for the two documents a cold call of ``spec`` fetches (the
+        registry's document for the version, then the artifact), as codenav resolved them."""
+        import json
+
+        code = ("import json, sys\n"
+                "from codenav import registries\nfrom codenav.targets import from_args, parse_spec\n"
+                "t = from_args(parse_spec(sys.argv[1])); r = registries.load(t.registry)\n"
+                "a = r.resolve(t.name, t.version)\n"
+                "doc = (r.packument_url(r.endpoint(), t.name) + '/' + t.version, 'application/json') "
+                "if t.registry == 'npm' else (r.endpoint() + t.name + '/', r.ACCEPT)\n"
+                "print(json.dumps([doc[0], doc[1], a.url]))")
+        found = subprocess.run([self.python, "-c", code, spec], env=self.env(self.warm_cache), capture_output=True,
+                               text=True, check=True).stdout
+        document, accept, artifact = json.loads(found)
+        argv = [self.python, str(HERE / "rawfetch.py"), "--accept", accept, document, artifact]
+
+        def raw() -> harness.Run:
+            result = harness.run(argv, env=self.base_env)
+            if result.status != 0:
+                raise RuntimeError("bench/rawfetch.py failed")
+            return result
+
+        return raw
 
     def cold_many(self) -> None:
         """A cold listing of 43,010 files against what a person runs to see them: ``npm pack``
@@ -202,20 +234,37 @@ class Bench:
                 raise RuntimeError(f"pip download exited {result.status}")
             return result
 
-        pair = harness.compare(codenav, pip, self.pairs(7), warmup=1)
-        self._ratio_row(f"cold `codenav files {REQUESTS}`", pair,
+        runs = harness.rotate({"codenav": codenav, "pip": pip, "raw": self.raw_fetch(REQUESTS)}, self.pairs(7))
+        self._ratio_row(f"cold `codenav files {REQUESTS}`", harness.Pair(runs["codenav"], runs["pip"]),
                         "`pip download --no-deps --no-cache-dir requests==2.32.3`", 0.3)
+        self._ratio_row(f"cold `codenav files {REQUESTS}`, against its two documents",
+                        harness.Pair(runs["codenav"], runs["raw"]),
+                        "the project page and the wheel by `http.client` (bench/rawfetch.py)", 2.5)
 
     def mcp(self) -> None:
+        """Sequential read_file calls on one stdio session; with ``--baseline-checkout`` the other
+        checkout's server is measured in the same run, the two alternating session by session."""
         calls = 500 if self.quick else 3000
-        load = mcp_load.read_file_load(
-            [self.codenav, "mcp"], self.env(self.warm_cache),
-            {"registry": "npm", "package_name": "express", "version": "4.21.2", "path": READ_PATH},
-            calls=calls, warmup=100)
-        met = load.calls_per_second >= 1000 and load.p99_ms <= 5
-        self.row(f"MCP: {calls} sequential `read_file` calls, one stdio session",
-                 f"{load.calls_per_second:.0f} calls/s, p50 {load.p50_ms:.2f} ms, p99 {load.p99_ms:.2f} ms",
-                 "—", "—", "≥ 1000 calls/s, p99 ≤ 5 ms", met)
+        arguments = {"registry": "npm", "package_name": "express", "version": "4.21.2", "path": READ_PATH}
+        servers = {"this checkout": str(self.installs["pip"] / "bin" / "codenav")}
+        if self.baseline is not None:
+            servers[f"the baseline checkout ({self.baseline_name})"] = str(self.baseline / "bin" / "codenav")
+        loads: dict[str, list[mcp_load.Load]] = {name: [] for name in servers}
+        rounds = 2 if self.quick else 4
+        for index in range(rounds if self.baseline is not None else 1):
+            order = list(servers) if index % 2 == 0 else list(servers)[::-1]
+            for name in order:
+                loads[name].append(mcp_load.read_file_load([servers[name], "mcp"], self.env(self.warm_cache), arguments,
+                                                           calls=calls, warmup=100))
+        for name, done in loads.items():
+            rate = statistics.median(load.calls_per_second for load in done)
+            latencies = [ms for load in done for ms in load.latencies_ms]
+            p50, p99 = statistics.median(latencies), harness.percentile(latencies, 99)
+            met = rate >= 1000 and p99 <= 5
+            self.row(f"MCP: {calls} sequential `read_file` calls, one stdio session ({name}; median of "
+                     f"{len(done)} session{'s' if len(done) > 1 else ''})",
+                     f"{rate:.0f} calls/s, p50 {p50:.2f} ms, p99 {p99:.2f} ms", "—", "—", "≥ 1000 calls/s, p99 ≤ 5 ms",
+                     met)
 
     def indexer_rss(self) -> None:
         """The indexer's own peak RSS (wait4 of ``python -m codenav.cache.indexer JOB`` run
@@ -316,7 +365,7 @@ class Bench:
                                 "`python -c pass`", 1.5)
 
     def grep(self) -> None:
-        """grep_repo in-process and by the CLI against rg on three trees (bench/grep_repo.py)."""
+        """grep_repo in-process and by the CLI against rg on four trees (bench/grep_repo.py)."""
         self.extra.append(grep_repo.run(self.python, self.codenav, self.warm_cache, self.fresh_dir("grep"),
                                         self.pairs(15)))
 
@@ -356,14 +405,18 @@ def _ms(seconds: float) -> str:
 
 
 def pip_install(path: Path, reuse: bool) -> None:
-    python = str(path / "bin" / "python")
     if reuse and path.exists():
-        subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall",
+        subprocess.run([str(path / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall",
                         "--disable-pip-version-check", str(ROOT)], check=True)
         return
-    log(f"pip: installing this checkout into a fresh virtual environment ({path})")
+    install_checkout(ROOT, path)
+
+
+def install_checkout(checkout: Path, path: Path) -> None:
+    log(f"pip: installing {checkout} into a fresh virtual environment ({path})")
     subprocess.run([sys.executable, "-m", "venv", str(path)], check=True)
-    subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(ROOT)], check=True)
+    subprocess.run([str(path / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    str(checkout)], check=True)
 
 
 def uv_install(path: Path, work: Path) -> bool:
@@ -402,6 +455,8 @@ def main() -> int:
     parser.add_argument("--no-uv", action="store_true", help="leave out the uv-installed rows")
     parser.add_argument("--only", metavar="NAMES", help=f"a comma-separated subset of: {', '.join(BENCHMARKS)}")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (caches, venv) for a look")
+    parser.add_argument("--baseline-checkout", type=Path, metavar="DIR",
+                        help="another checkout (e.g. main's) whose MCP server is measured in the same run")
     ns = parser.parse_args()
     chosen = [name for name in (ns.only.split(",") if ns.only else BENCHMARKS) if not ns.offline or name in ("tree", "locked")]
     unknown = sorted(set(chosen) - set(BENCHMARKS))
@@ -416,6 +471,9 @@ def main() -> int:
         if not ns.no_uv and {"warm", "tree", "locked"} & set(chosen) and uv_install(work / "venv-uv", work):
             installs["uv"] = work / "venv-uv"
         bench = Bench(work, installs, ns.quick)
+        if ns.baseline_checkout is not None and "mcp" in chosen:
+            bench.baseline, bench.baseline_name = work / "venv-baseline", str(ns.baseline_checkout)
+            install_checkout(ns.baseline_checkout, bench.baseline)
         started = time.monotonic()
         bench.prepare_warm_cache(ns.offline)
         for name, method in BENCHMARKS.items():
