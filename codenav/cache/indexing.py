@@ -48,6 +48,7 @@ def build(job: dict[str, Any]) -> str:
     import json
 
     alias = job["alias"]
+    _WAITER.update(notify=bool(job.get("notify")), told=False)
     with open(lock_path(alias), "a+b") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         result_path = job_result_path(alias)
@@ -93,7 +94,6 @@ def _build_locked(job: dict[str, Any]) -> str:
                        max_bytes=limits.max_total_bytes + limits.max_files * 4096)
 
         _publish(key, target_echo, fetch, Unpack("tar"), limits)
-        _tell_waiter(job)
         _derive_late(key)
         return key
 
@@ -121,25 +121,31 @@ def _build_locked(job: dict[str, Any]) -> str:
         _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits,
                  ranged=listing if ranged else None, same_folder=same_folder)
         aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
-        _tell_waiter(job)
         if not ranged:  # a ranged entry holds no member yet: its symbol index is built on first use (lazy.ensure)
             _derive_late(artifact.key)
         return artifact.key
     aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
-    _tell_waiter(job)
+    _tell_waiter(artifact.key)
     existing = store.find(artifact.key)
     if existing is not None and not existing.ranged:  # published by an indexer that may have stopped short
         _derive_late(artifact.key)
     return artifact.key
 
 
-def _tell_waiter(job: dict[str, Any]) -> None:
-    """The entry is published: one byte on stdout, where the caller that started this indexer
-    waits (cache/open.py), so it answers now rather than at its next look. That caller may have
-    stopped waiting and gone (INDEXING): then nobody reads, and that is fine."""
-    if job.get("notify"):
+# Whether the process that started this indexer waits on its stdout (cache/open.py sets the
+# job's "notify"), and whether it was told.
+_WAITER = {"notify": False, "told": False}
+
+
+def _tell_waiter(key: str) -> None:
+    """The entry ``key`` is published: its key on stdout, where the caller that started this
+    indexer waits (cache/open.py), so it answers now, before the rename is made durable and the
+    alias written, rather than at its next look. That caller may have stopped waiting and gone
+    (INDEXING): then nobody reads, and that is fine."""
+    if _WAITER["notify"] and not _WAITER["told"]:
+        _WAITER["told"] = True
         try:
-            os.write(1, b"\n")
+            os.write(1, f"{key}\n".encode())
         except OSError:
             pass
 
@@ -223,6 +229,7 @@ def _finish(key: str, build_dir: Path, manifest: dict | None = None) -> None:
         if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
             raise
         # Someone published the same immutable entry first: theirs is as good as ours.
+    _tell_waiter(key)
     fsync_dir(str(final.parent))
 
 

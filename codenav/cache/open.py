@@ -167,8 +167,11 @@ def _wait(job: dict[str, Any], wait_ms: int, started: list[Any]) -> store.Entry:
         if child is not None:
             # Not waited for whole: the indexer publishes the entry, then derives the late
             # sidecars (the symbol index of 43,000 files takes many seconds); the caller answers
-            # as soon as the entry is there, which the indexer says on its stdout.
-            _wait_for_news(child, max(0.0, left))
+            # as soon as the entry is there, which the indexer says on its stdout (its key).
+            key = _wait_for_news(child, max(0.0, left))
+            found = store.find(key) if key else None
+            if found is not None:
+                return found
             if child.returncode is None:
                 if left <= 0:
                     break  # still running past the wait: leave it to finish in the background
@@ -200,24 +203,27 @@ def _wait(job: dict[str, Any], wait_ms: int, started: list[Any]) -> store.Entry:
     )
 
 
-def _wait_for_news(child: Any, seconds: float) -> None:
-    """Wait up to ``seconds`` for ``child`` (an indexer) to say it published the entry or to end.
-    Its stdout carries a byte at publication and closes when it exits; once closed, the exit
-    itself is waited for in short steps."""
+def _wait_for_news(child: Any, seconds: float) -> str | None:
+    """Wait up to ``seconds`` for ``child`` (an indexer) to name the entry it published, or to
+    end; the key it named, if it did. Its stdout carries the key at publication and closes when
+    it exits; once closed, the exit itself is waited for in short steps."""
     import select
     import subprocess
 
     pipe = child.stdout
     if not pipe.closed:
+        said = b""
         if select.select([pipe], [], [], seconds)[0]:
-            if not os.read(pipe.fileno(), 64):
+            said = os.read(pipe.fileno(), 4096)
+            if not said:
                 pipe.close()  # end of file: the indexer is ending
         child.poll()
-        return
+        return said.decode("utf-8", "replace").strip() or None
     try:
         child.wait(timeout=min(seconds, POLL_SECONDS))
     except subprocess.TimeoutExpired:
         pass
+    return None
 
 
 def _read_result(alias: str) -> CodenavError | None:
