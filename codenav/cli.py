@@ -138,6 +138,7 @@ def _quick_namespace(argv: list[str]) -> _Namespace | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    program = argv is None  # run as the program: a cold call may fork its indexer (cache/forked.py)
     argv = sys.argv[1:] if argv is None else list(argv)
     ns: Any = _quick_namespace(argv)
     if ns is None:
@@ -146,6 +147,10 @@ def main(argv: list[str] | None = None) -> int:
         if ns.command is None:
             parser.print_help(sys.stderr)
             return 2
+    if program and ns.command != "mcp":  # the server runs threads: its indexers are processes
+        from . import cache
+
+        cache.fork_allowed = True
     try:
         if ns.command == "mcp":
             from .mcp.server import serve

@@ -190,3 +190,86 @@ def test_a_plain_version_is_what_semver_calls_an_exact_version_in_its_clean_form
     assert accepted > 30
     assert all(npm.is_plain_version(v) for v in ("0.0.0", "4.21.2", "10.20.30", "999999999999999.0.1"))
     assert not any(npm.is_plain_version(v) for v in ("01.2.3", "1.2.3-rc.1", "v1.2.3", "1.2", "1.2.3 "))
+
+
+# --- the forked indexer (cache/forked.py) ------------------------------------------------------
+
+def _entry_files(cache) -> dict[str, bytes]:
+    """Every file of every published entry and alias of ``cache`` (the aliases' times left out)."""
+    import json as _json
+    from pathlib import Path
+
+    found = {}
+    for path in sorted(Path(cache, "entries").rglob("*")):
+        if path.is_file():
+            found[str(path.relative_to(cache))] = path.read_bytes()
+    for path in sorted(Path(cache, "aliases").glob("*.json")):
+        data = _json.loads(path.read_bytes())
+        found[str(path.relative_to(cache))] = (data["alias"], data["key"])
+    return found
+
+
+@pytest.mark.parametrize("argv", [["files", "npm:demo@1.0.0"], ["files", "npm:nope@1.0.0", "--json"],
+                                  ["read", "npm:demo@1.0.0", "lib/a.js", "--json"]])
+def test_a_cold_command_forks_its_indexer_and_answers_as_the_indexer_process_does(argv, npm, tmp_path, monkeypatch):
+    """The codenav command (run as the program) forks its indexer; its answer, exit status and
+    the entry it leaves (after the late sidecars) equal a call whose indexer is a process of its own."""
+    import contextlib
+    import io
+
+    from codenav import cli
+    from codenav.cache import forked
+    from tests.conftest import run_cli, settle
+
+    npm.publish("demo", "1.0.0", {"package.json": b'{"name": "demo"}\n', "lib/a.js": b"function a() {}\n"})
+    fork_cache, process_cache = tmp_path / "fork-cache", tmp_path / "process-cache"
+    done = run_cli(*argv, env={"CODENAV_CACHE_DIR": str(fork_cache)})
+    settle(fork_cache)
+    monkeypatch.setenv("CODENAV_CACHE_DIR", str(process_cache))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli.main(argv)  # not the program: the indexer is a process (no fork in the test runner)
+    settle(process_cache)
+    assert not forked.possible()
+    assert (done.returncode, done.stdout.decode()) == (status, out.getvalue())
+    assert _entry_files(fork_cache) == _entry_files(process_cache)
+    assert (fork_cache / "tmp" / "indexer.log").read_bytes() == b""
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the indexer through /proc")
+def test_the_forked_indexer_leaves_the_callers_pipes_and_session(npm, tmp_path):
+    """The caller's pipes close when the command exits, whatever the forked indexer still does, and
+    the indexer leads a session of its own (a terminal's Ctrl-C does not reach it)."""
+    import time as _time
+
+    from tests.conftest import run_cli, settle
+
+    files = {f"src/m{i}.js": f"export function f{i}() {{ return {i}; }}\n".encode() * 50 for i in range(400)}
+    npm.publish("many", "1.0.0", files)
+    cache = tmp_path / "cache"
+    started = _time.monotonic()
+    done = run_cli("files", "npm:many@1.0.0", env={"CODENAV_CACHE_DIR": str(cache)})
+    answered = _time.monotonic() - started
+    assert done.returncode == 0 and done.stdout.decode().splitlines() == sorted(files)
+    entry = next((cache / "entries" / "npm" / "many").iterdir())
+    # The late symbol index of 400 files takes the indexer well over the answer's time.
+    assert not (entry / "symbols.tsv").exists(), f"answered after {answered:.2f} s, with the late sidecar"
+    indexers = _processes_of(cache)
+    assert indexers and all(os.getsid(pid) == pid for pid in indexers)
+    settle(cache)
+    assert (entry / "symbols.tsv").exists()
+
+
+def _processes_of(cache) -> list[int]:
+    """The live processes whose environment names ``cache`` as the codenav cache."""
+    wanted = f"CODENAV_CACHE_DIR={cache}".encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as handle:
+                    if wanted in handle.read().split(b"\0"):
+                        found.append(int(entry.name))
+            except OSError:
+                continue
+    return found

@@ -23,6 +23,7 @@ The modules, in the order a call meets them:
   indexing.py     the indexer's side: resolve, download, verify, extract, derive, publish
   download.py     the streamed, capped, verified download
   indexer.py      ``python -m codenav.cache.indexer JOB``, detached from the caller
+  forked.py       the same job in a fork of the ``codenav`` command (a cold CLI call)
   maintenance.py  ``codenav cache list|clear|prune``
 
 A warm call imports this package, aliases and store only: nothing heavier than ``os``.
@@ -34,6 +35,10 @@ TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
     from ..targets import Target
     from .store import Entry
+
+# Set by cli.main when it runs as the program (not for ``codenav mcp``): a cold call may fork
+# the command into its indexer (forked.py) rather than start a second interpreter.
+fork_allowed = False
 
 
 def open_entry(target: Target, wait_ms: int) -> Entry:

@@ -11,11 +11,16 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    return run(json.loads(argv[0]))
+
+
+def run(job: dict) -> int:
+    """Build ``job``'s entry; the exit status (a failure is recorded in jobs/ for the waiter).
+    Also what a forked indexer runs (cache/forked.py)."""
     from ..errors import CodenavError
     from .indexing import build
 
-    argv = sys.argv[1:] if argv is None else argv
-    job = json.loads(argv[0])
     try:
         build(job)
     except CodenavError:

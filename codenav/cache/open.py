@@ -97,15 +97,19 @@ def try_lock(fd: int) -> bool:
 # --- the lifecycle ---------------------------------------------------------------------------------
 
 def _spawn(job: dict[str, Any], deadline: float) -> Any:
-    import json
-    import subprocess
-
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)
     env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     job = {**job, "progressUntil": deadline if _progress_wanted() else None, "notify": True}
     log = _open_log()
     try:
+        from . import forked
+
+        if forked.possible():  # the CLI: this process forked, without a second interpreter's start
+            return forked.start(job, None if job["progressUntil"] else log.fileno(), package_parent)
+        import json
+        import subprocess
+
         # Detached (its own session), not proc.run: it must outlive a caller that stops waiting.
         # Its stdout is a pipe on which it says when the entry is published (indexing._tell_waiter).
         return subprocess.Popen(
@@ -208,7 +212,6 @@ def _wait_for_news(child: Any, seconds: float) -> str | None:
     end; the key it named, if it did. Its stdout carries the key at publication and closes when
     it exits; once closed, the exit itself is waited for in short steps."""
     import select
-    import subprocess
 
     pipe = child.stdout
     if not pipe.closed:
@@ -219,6 +222,8 @@ def _wait_for_news(child: Any, seconds: float) -> str | None:
                 pipe.close()  # end of file: the indexer is ending
         child.poll()
         return said.decode("utf-8", "replace").strip() or None
+    import subprocess
+
     try:
         child.wait(timeout=min(seconds, POLL_SECONDS))
     except subprocess.TimeoutExpired:

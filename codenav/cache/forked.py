@@ -1,0 +1,98 @@
+"""The indexer as a fork of the ``codenav`` command itself, for a cold CLI call (SPEC §3.6).
+
+``python -m codenav.cache.indexer JOB`` starts a second interpreter that imports again what the
+command already holds: 20-30 ms of a cold call whose network part takes about 70. A command
+with one thread can fork instead: the child does what the indexer process does, in the same
+conditions (its own session, stdin from ``/dev/null``, stdout a pipe on which it names the
+published entry, stderr to ``tmp/indexer.log`` unless progress is drawn on the terminal, every
+other descriptor closed, ``PYTHONPATH`` naming this codenav for what it starts in turn), and
+leaves with ``os._exit``, never through the parent's exit handlers or buffers.
+
+Only ``cli.main`` run as the program (``argv=None``; ``cache.fork_allowed``) allows it, and only while the process has
+one thread: the MCP server, embedders and tests calling ``cli.main([...])`` start the indexer
+process as before (cache/open.py).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from typing import Any
+
+def possible() -> bool:
+    """Whether this process may fork its indexer: allowed (cache.fork_allowed), on a POSIX system,
+    with one thread."""
+    from . import fork_allowed
+
+    if not fork_allowed or not hasattr(os, "fork"):
+        return False
+    threading = sys.modules.get("threading")  # not imported: no thread was started through it
+    return threading is None or threading.active_count() == 1
+
+
+class Forked:
+    """The forked indexer, as much of ``subprocess.Popen`` as cache/open.py uses."""
+
+    def __init__(self, pid: int, stdout: Any) -> None:
+        self.pid, self.stdout, self.returncode = pid, stdout, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float) -> int | None:
+        """Wait up to ``timeout`` seconds for the exit (in short sleeps: it is rare, and late)."""
+        import time
+
+        end = time.monotonic() + timeout
+        while self.poll() is None and time.monotonic() < end:
+            time.sleep(min(0.005, max(0.0, end - time.monotonic())))
+        return self.returncode
+
+
+def start(job: dict[str, Any], log_fd: int | None, package_parent: str) -> Forked:
+    """Fork, run ``job`` in the child as the indexer process would, and return the parent's handle;
+    ``log_fd`` becomes the child's stderr (None: it keeps this one, for progress)."""
+    read_end, write_end = os.pipe()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()  # nothing written before the fork may be written twice
+    pid = os.fork()
+    if pid == 0:  # the child: it never returns from here
+        status = 1
+        try:
+            os.setsid()
+            _descriptors(write_end, log_fd)
+            os.environ["PYTHONPATH"] = package_parent + (
+                os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
+            from .indexer import run
+
+            status = run(job)
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    return Forked(pid, os.fdopen(read_end, "rb", buffering=0))
+
+
+def _descriptors(stdout_fd: int, log_fd: int | None) -> None:
+    """stdin from /dev/null, stdout to ``stdout_fd``, stderr to ``log_fd`` (kept when None:
+    progress for the terminal), every other descriptor closed, as ``Popen(close_fds=True)``."""
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(stdout_fd, 1)
+    if log_fd is not None:
+        os.dup2(log_fd, 2)
+    os.closerange(3, _max_fd())
+
+
+def _max_fd() -> int:
+    try:
+        return os.sysconf("SC_OPEN_MAX")
+    except (AttributeError, ValueError, OSError):
+        return 1024
