@@ -25,7 +25,9 @@ import zipfile
 from pathlib import Path
 
 from ..errors import CodenavError
-from .tree import FileEntry, Limits, Member, Tree, printable, quoted, reading
+from .tree import FileEntry, Limits, Member, Tree, admit_zip_errors, printable, quoted, reading
+
+admit_zip_errors()  # zipfile's BadZipFile is a corrupt archive, as tarfile's errors are
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:

@@ -17,13 +17,12 @@ import errno
 import hashlib
 import os
 import struct
+import sys
 import tarfile
 import unicodedata
-import zipfile
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -61,13 +60,33 @@ _LIMIT_VARIABLES = {
 }
 
 
-@dataclass(frozen=True)
 class Limits:
-    """SPEC §3 limits on what one archive may expand to."""
+    """SPEC §3 limits on what one archive may expand to (immutable, compared by value)."""
 
-    max_files: int = 100_000  # env CODENAV_MAX_FILES
-    max_total_bytes: int = 1 << 30  # env CODENAV_MAX_EXTRACTED_BYTES
-    max_file_bytes: int = 50 << 20  # env CODENAV_MAX_FILE_BYTES
+    __slots__ = ("max_files", "max_total_bytes", "max_file_bytes")
+
+    def __init__(self, max_files: int = 100_000,  # env CODENAV_MAX_FILES
+                 max_total_bytes: int = 1 << 30,  # env CODENAV_MAX_EXTRACTED_BYTES
+                 max_file_bytes: int = 50 << 20) -> None:  # env CODENAV_MAX_FILE_BYTES
+        for name, value in (("max_files", max_files), ("max_total_bytes", max_total_bytes),
+                            ("max_file_bytes", max_file_bytes)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Limits are immutable: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Limits) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"Limits(max_files={self.max_files!r}, max_total_bytes={self.max_total_bytes!r}, "
+                f"max_file_bytes={self.max_file_bytes!r})")
+
+    def _key(self) -> tuple[int, int, int]:
+        return self.max_files, self.max_total_bytes, self.max_file_bytes
 
     @classmethod
     def from_env(cls) -> Limits:
@@ -93,23 +112,54 @@ class Limits:
 # --- results --------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
 class FileEntry:
-    path: str  # relative, '/'-separated, validated (SPEC §2.2)
-    size: int  # bytes
-    binary: bool  # NUL in the first 8 KiB or not valid UTF-8 (text.is_binary), sniffed while streaming
-    link: str | None  # a symlink kept as a link: its resolved target inside the tree; None for files
-    # sha256 of the bytes written (hex), computed while writing: the manifest keeps it so that
-    # two versions can be compared without reading a file twice. None for links.
-    sha256: str | None = field(default=None, compare=False)
-    # "too large": a member over the per-file limit, listed with its size but not written (SPEC §3)
-    skipped: str | None = field(default=None, compare=False)
+    """One path written (or listed) under the tree. Plain classes, not dataclasses: importing
+    ``dataclasses`` (with ``inspect``) costs a cold call several milliseconds."""
+
+    __slots__ = ("path", "size", "binary", "link", "sha256", "skipped")
+
+    def __init__(self, path: str, size: int, binary: bool, link: str | None, sha256: str | None = None,
+                 skipped: str | None = None) -> None:
+        self.path = path  # relative, '/'-separated, validated (SPEC §2.2)
+        self.size = size  # bytes
+        # NUL in the first 8 KiB or not valid UTF-8 (text.is_binary), sniffed while streaming
+        self.binary = binary
+        # a symlink kept as a link: its resolved target inside the tree; None for files
+        self.link = link
+        # sha256 of the bytes written (hex), computed while writing: the manifest keeps it so that
+        # two versions can be compared without reading a file twice. None for links.
+        self.sha256 = sha256
+        # "too large": a member over the per-file limit, listed with its size but not written (SPEC §3)
+        self.skipped = skipped
+
+    def __eq__(self, other: object) -> bool:  # sha256 and skipped are not compared (as before)
+        return isinstance(other, FileEntry) and (self.path, self.size, self.binary, self.link) == (
+            other.path, other.size, other.binary, other.link)
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.size, self.binary, self.link))
+
+    def __repr__(self) -> str:
+        return (f"FileEntry(path={self.path!r}, size={self.size!r}, binary={self.binary!r}, link={self.link!r}, "
+                f"sha256={self.sha256!r}, skipped={self.skipped!r})")
 
 
-@dataclass
 class Extracted:
-    files: list[FileEntry]  # sorted by path
-    skipped: list[dict[str, str]]  # [{"path": printable member name, "reason": "..."}], sorted
+    """What an extraction wrote: ``files`` sorted by path, ``skipped`` as
+    ``[{"path": printable member name, "reason": "..."}]``, sorted."""
+
+    __slots__ = ("files", "skipped")
+
+    def __init__(self, files: list[FileEntry], skipped: list[dict[str, str]]) -> None:
+        self.files, self.skipped = files, skipped
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Extracted) and (self.files, self.skipped) == (other.files, other.skipped)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
+
+    def __repr__(self) -> str:
+        return f"Extracted(files={self.files!r}, skipped={self.skipped!r})"
 
 
 # --- names ----------------------------------------------------------------------------------
@@ -189,18 +239,29 @@ def _valid_link_text(target: str) -> bool:
 # --- members --------------------------------------------------------------------------------
 
 
-@dataclass
 class Member:
     """One archive member, format-neutral."""
 
-    name: str  # as the archive spells it (surrogate-escaped where it is not UTF-8)
-    kind: str  # "file" | "dir" | "symlink" | "hardlink" | "skip"
-    size: int = 0
-    executable: bool = False
-    linkname: str = ""
-    reason: str = ""  # for "skip": why
-    open: Callable[[], IO[bytes]] | None = None  # the data of a "file" member
-    data: bytes | None = None  # or the data itself, already read (a small tar member)
+    __slots__ = ("name", "kind", "size", "executable", "linkname", "reason", "open", "data")
+
+    def __init__(self, name: str, kind: str, size: int = 0, executable: bool = False, linkname: str = "",
+                 reason: str = "", open: Callable[[], IO[bytes]] | None = None, data: bytes | None = None) -> None:
+        self.name = name  # as the archive spells it (surrogate-escaped where it is not UTF-8)
+        self.kind = kind  # "file" | "dir" | "symlink" | "hardlink" | "skip"
+        self.size = size
+        self.executable = executable
+        self.linkname = linkname
+        self.reason = reason  # for "skip": why
+        self.open = open  # the data of a "file" member
+        self.data = data  # or the data itself, already read (a small tar member)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Member) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return "Member(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
 
 
 class _Sniffer:
@@ -257,8 +318,25 @@ def _corrupt_detail(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-ARCHIVE_ERRORS = _ARCHIVE_ERRORS = (tarfile.TarError, zipfile.BadZipFile, EOFError, zlib.error, OSError, struct.error,
+# zipfile.BadZipFile joins them when a zip reader is imported (admit_zip_errors): a tarball's
+# extraction never imports zipfile (several milliseconds of a cold call).
+ARCHIVE_ERRORS = _ARCHIVE_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError, struct.error,
                    ValueError, NotImplementedError, RuntimeError)
+
+
+def admit_zip_errors() -> None:
+    """Called by the zip readers (zip.py, ranged.py) as they are imported: zipfile's BadZipFile is
+    then a corrupt archive too, wherever ``_ARCHIVE_ERRORS`` is caught in this module."""
+    global _ARCHIVE_ERRORS
+    import zipfile
+
+    if zipfile.BadZipFile not in _ARCHIVE_ERRORS:
+        _ARCHIVE_ERRORS = (*_ARCHIVE_ERRORS, zipfile.BadZipFile)
+
+
+def _bad_zip(exc: BaseException) -> bool:
+    zipfile = sys.modules.get("zipfile")
+    return zipfile is not None and isinstance(exc, zipfile.BadZipFile)
 
 
 @contextmanager
@@ -280,7 +358,7 @@ def corrupt(exc: BaseException, where: str, member: str | None = None) -> Codena
     (a context manager per chunk of 43,000 small members is measurable)."""
     detail = _corrupt_detail(exc)
     details = {"member": printable(member)} if member is not None else None
-    if isinstance(exc, zipfile.BadZipFile) and "CRC" in detail:
+    if _bad_zip(exc) and "CRC" in detail:
         return CodenavError("INTEGRITY_ERROR", f"archive member {where} fails its CRC-32 check", details=details)
     return CodenavError("UNSAFE_ARCHIVE", f"the archive is corrupt ({detail}) at {where}", details=details)
 

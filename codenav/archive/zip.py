@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import CodenavError
-from .tree import MAX_SYMLINK_TARGET_BYTES, Member, Tree, printable, quoted, reading
+from .tree import MAX_SYMLINK_TARGET_BYTES, Member, Tree, admit_zip_errors, printable, quoted, reading
+
+admit_zip_errors()  # zipfile's BadZipFile is a corrupt archive, as tarfile's errors are
 
 _ZIP_SPECIAL = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
                 stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}

@@ -229,6 +229,13 @@ def _finish(key: str, build_dir: Path, manifest: dict | None = None) -> None:
         if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
             raise
         # Someone published the same immutable entry first: theirs is as good as ours.
+        shutil.rmtree(build_dir, ignore_errors=True)
+    # Nothing else is left in the work directory (the download was deleted after extraction):
+    # it goes before the waiter is told, so that no trace of the build outlives the answer.
+    try:
+        os.rmdir(build_dir.parent)
+    except OSError:
+        pass  # not empty after all: the caller's clean-up (_publish) removes it
     _tell_waiter(key)
     fsync_dir(str(final.parent))
 
