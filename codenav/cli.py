@@ -148,9 +148,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help(sys.stderr)
             return 2
     if program and ns.command != "mcp":  # the server runs threads: its indexers are processes
-        from . import cache
+        import codenav
 
-        cache.fork_allowed = True
+        codenav.fork_indexer = True
     try:
         if ns.command == "mcp":
             from .mcp.server import serve

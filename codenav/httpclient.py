@@ -55,12 +55,7 @@ class Exchange:
         TimeoutError once none is left)."""
         resp, sock, got = self._resp, self._sock, 0
         while True:
-            left = remaining()
-            if sock is not None:
-                try:
-                    sock.settimeout(left)
-                except OSError:
-                    sock = None  # closed by http.client once the body was complete
+            sock = give_time(sock, remaining())
             try:
                 chunk = resp.read1(256 * 1024)
             except http.client.IncompleteRead:
@@ -82,6 +77,17 @@ class Exchange:
             self._conn.close()
             if _POOL.get(self._key) is self._conn:
                 del _POOL[self._key]
+
+
+def give_time(sock: object, seconds: float) -> object:
+    """Let the next read on ``sock`` wait ``seconds`` at most; the socket, or None once http.client
+    closed it (the declared body complete: the next read returns b"" without touching it)."""
+    if sock is not None:
+        try:
+            sock.settimeout(seconds)  # type: ignore[attr-defined]
+        except OSError:
+            return None
+    return sock
 
 
 def send(method: str, url: str, headers: dict[str, str], body: bytes | None,

@@ -11,6 +11,7 @@ words (neterrors.py), a timeout is ``TimeoutError``.
 from __future__ import annotations
 
 from . import neterrors
+from .httpclient import give_time
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -111,14 +112,7 @@ class Answer:
         raw = self.resp.raw
         sock = _socket_of(raw)
         while True:
-            left = remaining()
-            if sock is not None:
-                try:
-                    sock.settimeout(left)
-                except OSError:
-                    # http.client closes the socket once the declared body is complete; the next
-                    # read then returns b"" without touching it.
-                    sock = None
+            sock = give_time(sock, remaining())
             try:
                 chunk = raw.read1(256 * 1024) if hasattr(raw, "read1") else raw.read(64 * 1024)
             except urllib3.exceptions.ReadTimeoutError:

@@ -18,6 +18,7 @@ The modules, in the order a call meets them:
   __init__.py     the only call a tool makes: ``open_entry(target, wait_ms)`` — the warm
                   lookup (an alias naming a published entry), else open.py
   open.py         the cold path: start the indexer and wait for it
+  locks.py        where a request's lock and its last failure live
   aliases.py      request -> entry key, with the resolution's time to live
   store.py        the read side of a published entry: manifest rows, files, sidecars
   indexing.py     the indexer's side: resolve, download, verify, extract, derive, publish
@@ -35,10 +36,6 @@ TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
     from ..targets import Target
     from .store import Entry
-
-# Set by cli.main when it runs as the program (not for ``codenav mcp``): a cold call may fork
-# the command into its indexer (forked.py) rather than start a second interpreter.
-fork_allowed = False
 
 
 def open_entry(target: Target, wait_ms: int) -> Entry:

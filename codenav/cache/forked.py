@@ -8,7 +8,7 @@ published entry, stderr to ``tmp/indexer.log`` unless progress is drawn on the t
 other descriptor closed, ``PYTHONPATH`` naming this codenav for what it starts in turn), and
 leaves with ``os._exit``, never through the parent's exit handlers or buffers.
 
-Only ``cli.main`` run as the program (``argv=None``; ``cache.fork_allowed``) allows it, and only while the process has
+Only ``cli.main`` run as the program (``argv=None``; ``codenav.fork_indexer``) allows it, and only while the process has
 one thread: the MCP server, embedders and tests calling ``cli.main([...])`` start the indexer
 process as before (cache/open.py).
 """
@@ -23,11 +23,11 @@ if TYPE_CHECKING:
     from typing import Any
 
 def possible() -> bool:
-    """Whether this process may fork its indexer: allowed (cache.fork_allowed), on a POSIX system,
-    with one thread."""
-    from . import fork_allowed
+    """Whether this process may fork its indexer: allowed (``codenav.fork_indexer``), on a POSIX
+    system, with one thread."""
+    from .. import fork_indexer
 
-    if not fork_allowed or not hasattr(os, "fork"):
+    if not fork_indexer or not hasattr(os, "fork"):
         return False
     threading = sys.modules.get("threading")  # not imported: no thread was started through it
     return threading is None or threading.active_count() == 1

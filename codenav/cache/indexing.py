@@ -27,7 +27,7 @@ from ..errors import CodenavError
 from ..paths import atomic_write, cache_subdir, fsync_dir
 from ..targets import git_key
 from . import aliases, store
-from .open import job_result_path, lock_path
+from .locks import job_result_path, lock_path
 
 # name -> "module:function" building it from a finished entry (imported when an entry is built)
 SIDECARS: dict[str, str] = {

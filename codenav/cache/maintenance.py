@@ -15,7 +15,7 @@ from typing import Any
 
 from ..paths import read_json, root
 from . import store
-from .open import try_lock
+from .locks import try_lock
 
 
 def list_entries() -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from ..errors import CodenavError
 from ..paths import short_hash
 from ..targets import GitTarget, git_key
 from . import aliases, store
+from .locks import busy, is_locked, job_result_path, lock_path, try_lock  # noqa: F401  (their old home)
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -49,49 +50,6 @@ def open_target(target: Target, wait_ms: int) -> store.Entry:
            "version": target.version, "ttl": ttl, "alias": alias,
            **({"artifact": target.artifact} if target.artifact is not None else {})}
     return _index_and_wait(job, wait_ms)
-
-
-# --- locks and job results, shared with the indexer -------------------------------------------
-
-def lock_path(alias: str) -> str:
-    from ..paths import cache_subdir
-
-    return os.path.join(cache_subdir("locks"), f"{short_hash(alias)}.lock")
-
-
-def job_result_path(alias: str) -> str:
-    from ..paths import cache_subdir
-
-    return os.path.join(cache_subdir("jobs"), f"{short_hash(alias)}.json")
-
-
-def busy(alias: str) -> bool:
-    """True while an indexer holds the lock of this request."""
-    return is_locked(lock_path(alias))
-
-
-def is_locked(path: str) -> bool:
-    import fcntl
-
-    with open(path, "a+b") as handle:
-        if not try_lock(handle.fileno()):
-            return True
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        return False
-
-
-def try_lock(fd: int) -> bool:
-    """Take an exclusive flock on ``fd`` without waiting; False if another process holds it."""
-    import errno
-    import fcntl
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError as exc:
-        if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-            return False
-        raise
-    return True
 
 
 # --- the lifecycle ---------------------------------------------------------------------------------
