@@ -272,3 +272,35 @@ def test_the_plain_cli_stops_a_stuck_regex_and_prints_what_it_found():
     assert 2 < time.monotonic() - started < 8
     assert proc.stdout == b"a_first.txt:1:aaaa\n"
     assert b"stopped at its time budget" in proc.stderr
+
+
+def test_the_line_marks_sidecar_holds_each_big_files_line_number_every_64_kib():
+    """marks.txt lists each text file of 128 KiB or more with the line number at every 64 KiB,
+    counted here independently; smaller files are not listed."""
+    from codenav.search import marks
+
+    found = marks.load(entry())
+    tree = entry().path + "/tree"
+    data = open(os.path.join(tree, "big/bundle.js"), "rb").read()
+    step = grep.MARK_STEP
+    assert found == {"big/bundle.js": (len(data), [data[:k * step].count(b"\n") + 1
+                                                  for k in range(len(data) // step + 1)])}
+
+
+@pytest.mark.parametrize("damage", ["codenav-marks 9 step=1\n", "codenav-marks 1 step=65536\n1\tbig/bundle.js\t1,2,3\n",
+                                    "codenav-marks 1 step=65536\n{size}\tbig/bundle.js\t1,1\n"])
+def test_marks_of_another_version_or_file_are_not_used(damage):
+    """A marks.txt of another version, another size or the wrong length leaves the plain output as it was."""
+    from codenav.search import marks
+
+    arguments = {**TARGET, "pattern": "needle", "_unbounded": True, "_plain": True}
+    sidecar = entry().sidecar_path(marks.NAME)
+    expected = rendered(arguments)
+    published = open(sidecar, "rb").read()
+    try:
+        with open(sidecar, "w") as handle:
+            handle.write(damage.format(size=os.path.getsize(entry().path + "/tree/big/bundle.js")))
+        assert rendered(arguments) == expected
+    finally:
+        with open(sidecar, "wb") as handle:
+            handle.write(published)

@@ -38,6 +38,7 @@ SIDECARS: dict[str, str] = {
 # package takes seconds), so a caller waiting for its first listing or read does not wait for
 # them; a tool that needs one before it exists derives it itself (store.Entry.sidecar).
 LATE_SIDECARS: dict[str, str] = {
+    "marks.txt": "codenav.search.marks:write",
     "symbols.tsv": "codenav.search.symbols.sidecar:write",
 }
 

@@ -241,10 +241,16 @@ def _marks(tree: str, held: dict[str, Any], path: str, doc: bytes) -> list[int]:
     key = path + "\0marks"
     marks = held.get(key)
     if marks is None:
-        marks, count = [1], doc.count
-        for mark in range(MARK_STEP, len(doc) + 1, MARK_STEP):
-            marks.append(marks[-1] + count(b"\n", mark - MARK_STEP, mark))
+        marks = line_marks(doc)
         _keep(tree, held, key, marks, 8 * len(marks))
+    return marks
+
+
+def line_marks(doc: bytes) -> list[int]:
+    """The line number at offset 0, MARK_STEP, 2 * MARK_STEP ... of ``doc`` (the first is 1)."""
+    marks, count = [1], doc.count
+    for mark in range(MARK_STEP, len(doc) + 1, MARK_STEP):
+        marks.append(marks[-1] + count(b"\n", mark - MARK_STEP, mark))
     return marks
 
 

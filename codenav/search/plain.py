@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 
-from .grep import SMALL, _open_tree, read_file
+from .grep import MARK_STEP, SMALL, _open_tree, read_file
 from .matchers import matcher
 from .runner import run_until
 
@@ -29,8 +29,10 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def search(tree: str, files: list[list], options: dict[str, Any], deadline: float) -> tuple[dict[str, Any], bytes]:
-    """(counts as grep.search gives them, the plain output) for ``files`` ([path, size] under ``tree``)."""
+def search(tree: str, files: list[list], options: dict[str, Any], deadline: float,
+           marks: dict[str, tuple[int, list[int]]] | None = None) -> tuple[dict[str, Any], bytes]:
+    """(counts as grep.search gives them, the plain output) for ``files`` ([path, size] under
+    ``tree``); ``marks``: the line marks of big files (search/marks.py), path -> (size, marks)."""
     counts: dict[int, int] = {}
     pieces: list[bytes] = []
 
@@ -39,7 +41,7 @@ def search(tree: str, files: list[list], options: dict[str, Any], deadline: floa
         if event[2]:
             pieces.append(event[2])
 
-    events = _scan(tree, files, options)
+    events = _scan(tree, files, options, marks or {})
     if options.get("regex"):
         timed_out = run_until(events, on_file, deadline)
         if timed_out is None:  # pragma: no cover - the CLI runs in the main thread
@@ -60,8 +62,11 @@ def search(tree: str, files: list[list], options: dict[str, Any], deadline: floa
     return result, b"".join(pieces)
 
 
-def _scan(tree: str, files: list[list], options: dict[str, Any]) -> Iterator[tuple[int, int, bytes]]:
-    """(file index, matching lines, their output) for each file, in order."""
+def _scan(tree: str, files: list[list], options: dict[str, Any],
+          marks: dict[str, tuple[int, list[int]]]) -> Iterator[tuple[int, int, bytes]]:
+    """(file index, matching lines, their output) for each file, in order. A hit more than two
+    marks past the previous one is numbered from the mark before it (grep._scan does the same
+    with the marks a server keeps)."""
     match = matcher(options)
     absent, spans = match.absent, match.spans
     tree_fd = _open_tree(tree)
@@ -76,9 +81,17 @@ def _scan(tree: str, files: list[list], options: dict[str, Any]) -> Iterator[tup
             line = 1
             out: list[bytes] = []
             newlines = data.count
+            recorded = marks.get(path)
+            steps = recorded[1] if recorded is not None and recorded[0] == len(data) else None
+            if steps is not None and len(steps) != len(data) // MARK_STEP + 1:
+                steps = None  # not this file's marks
             for start, stop in spans(data, 0, None):
                 count += 1
-                line += newlines(b"\n", numbered, start)
+                if steps is not None and start - numbered > 2 * MARK_STEP:
+                    mark = start // MARK_STEP
+                    line = steps[mark] + newlines(b"\n", mark * MARK_STEP, start)
+                else:
+                    line += newlines(b"\n", numbered, start)
                 numbered = start
                 out.append(b"%b%d:%b\n" % (prefix, line, data[start:stop]))
             piece = b"".join(out)

@@ -128,9 +128,11 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     unbounded = bool(args.get("_unbounded"))
     plain = None
     if args.get("_plain") and start is None:  # the plain CLI: every match, printed from the bytes
+        from ..search import marks
         from ..search import plain as plain_grep
 
-        found, plain = plain_grep.search(entry.path + "/tree", files, options, time.monotonic() + grep.timeout())
+        found, plain = plain_grep.search(entry.path + "/tree", files, options, time.monotonic() + grep.timeout(),
+                                         marks=None if entry.ranged else marks.load(entry))
     else:
         found = grep.search(
             entry.path + "/tree", files, options, start=start,
