@@ -165,7 +165,8 @@ def request(
     apply (SPEC §8.1); trust is the same for every exchange.
 
     A direct connection goes through http.client (httpclient.py); a proxied or insecure one, or
-    one a ``.netrc`` may add credentials to, through requests.
+    one with credentials in its URL or a ``.netrc`` that may add them, through requests (which
+    sends them as Basic auth).
     """
     from .config import trust
 
@@ -183,7 +184,7 @@ def request(
     while True:
         proxies, via, insecure = _route(current, manager)
         try:
-            if via is None and not insecure and not _netrc_present():
+            if via is None and not insecure and "@" not in urlsplit(current).netloc and not _netrc_present():
                 from . import httpclient
 
                 try:

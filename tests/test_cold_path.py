@@ -68,6 +68,16 @@ CASES = [
 ]
 
 
+def test_credentials_in_the_url_are_sent_as_requests_sends_them(server):
+    """A registry URL with user:password@ gets the same request as before (requests' Basic auth)."""
+    import base64
+
+    server.seen.clear()
+    url = server.url.replace("http://", "http://user:s%40cret@") + "/ok"
+    assert net.request("GET", url, what="x").body == BODY
+    assert server.seen[-1].headers["authorization"] == "Basic " + base64.b64encode(b"user:s@cret").decode()
+
+
 def _outcome(method: str, url: str, options: dict) -> tuple:
     try:
         resp = net.request(method, url, what="the upstream", **options)
