@@ -95,6 +95,7 @@ def _build_locked(job: dict[str, Any]) -> str:
                        max_bytes=limits.max_total_bytes + limits.max_files * 4096)
 
         _publish(key, target_echo, fetch, Unpack("tar"), limits)
+        _tell_waiter(key)
         _derive_late(key)
         return key
 
@@ -122,6 +123,7 @@ def _build_locked(job: dict[str, Any]) -> str:
         _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits,
                  ranged=listing if ranged else None, same_folder=same_folder)
         aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
+        _tell_waiter(artifact.key)
         if not ranged:  # a ranged entry holds no member yet: its symbol index is built on first use (lazy.ensure)
             _derive_late(artifact.key)
         return artifact.key
@@ -139,10 +141,11 @@ _WAITER = {"notify": False, "told": False}
 
 
 def _tell_waiter(key: str) -> None:
-    """The entry ``key`` is published: its key on stdout, where the caller that started this
-    indexer waits (cache/open.py), so it answers now, before the rename is made durable and the
-    alias written, rather than at its next look. That caller may have stopped waiting and gone
-    (INDEXING): then nobody reads, and that is fine."""
+    """The entry ``key`` is published, its build directory removed and its alias written: its key
+    on stdout, where the caller that started this indexer waits (cache/open.py), so it answers now
+    rather than at its next look (nothing of the build is left for it to see; the late sidecars
+    follow inside the entry). That caller may have stopped waiting and gone (INDEXING): then
+    nobody reads, and that is fine."""
     if _WAITER["notify"] and not _WAITER["told"]:
         _WAITER["told"] = True
         try:
@@ -230,14 +233,6 @@ def _finish(key: str, build_dir: Path, manifest: dict | None = None) -> None:
         if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
             raise
         # Someone published the same immutable entry first: theirs is as good as ours.
-        shutil.rmtree(build_dir, ignore_errors=True)
-    # Nothing else is left in the work directory (the download was deleted after extraction):
-    # it goes before the waiter is told, so that no trace of the build outlives the answer.
-    try:
-        os.rmdir(build_dir.parent)
-    except OSError:
-        pass  # not empty after all: the caller's clean-up (_publish) removes it
-    _tell_waiter(key)
     fsync_dir(str(final.parent))
 
 

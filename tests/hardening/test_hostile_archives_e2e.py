@@ -34,7 +34,6 @@ from tests.archives import (
     zip_quoted_overlap,
     zip_same_offset_bomb,
 )
-from tests.conftest import settle
 from tests.fakes.npm import FakeNpm
 from tests.fakes.pypi import FakePypi
 
@@ -257,9 +256,6 @@ def test_hostile_archive_from_the_registry_never_escapes_the_entry(
     except CodenavError as exc:
         result = exc
 
-    # A cold call answers once the entry is published; the indexer then writes the alias and the
-    # late sidecars. What it leaves is judged once it is done.
-    settle(cache)
     new = sorted(_entries(cache) - {NEIGHBOUR_KEY})
     after = snapshot(tmp_path, skip=tuple(cache / "entries" / key for key in new))
     unexpected = {path: how for path, how in changes(before, after).items() if not _BOOKKEEPING.match(path)}
