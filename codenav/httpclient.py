@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 _SAFE = "!#$%&'()*+,/:;=?@[]~"
 _REDIRECTS = (301, 302, 303, 307, 308)  # requests' REDIRECT_STATI
 _POOL: dict[tuple[int, str, str, int], http.client.HTTPConnection] = {}
+_CLOSING: list = []  # the exit hook, once registered
 
 
 class Exchange:
@@ -135,11 +136,21 @@ def _exchange(conn: http.client.HTTPConnection, key: tuple, method: str, path: s
 
 
 def _connection(scheme: str, host: str, port: int) -> http.client.HTTPConnection:
+    if not _CLOSING:
+        import atexit
+
+        _CLOSING.append(atexit.register(_close_all))  # kept-alive connections closed at exit, not collected
     if scheme == "https":
         from .config import trust
 
         return http.client.HTTPSConnection(host, port, context=trust.context())
     return http.client.HTTPConnection(host, port)
+
+
+def _close_all() -> None:
+    for conn in list(_POOL.values()):
+        conn.close()
+    _POOL.clear()
 
 
 def _dropped(sock: object) -> bool:
