@@ -179,7 +179,8 @@ def _wait_for_news(child: Any, seconds: float) -> str | None:
             if not said:
                 pipe.close()  # end of file: the indexer is ending
         child.poll()
-        return said.decode("utf-8", "replace").strip() or None
+        named = said.decode("utf-8", "replace").split()
+        return named[-1] if named else None  # the key is the last line it wrote
     import subprocess
 
     try:
