@@ -145,6 +145,13 @@ def index(codenav: str, env: dict[str, str], spec: str) -> str:
     out = subprocess.run([codenav, "files", spec, "--wait", "60000"], env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"codenav files {spec} failed: {out.stderr.strip()}")
+    # The indexer derives the late sidecars (the symbol index, the line marks) after answering:
+    # wait for it, so that it does not share the 2 cores with the first measurements.
+    import fcntl
+
+    for lock in sorted(Path(env["CODENAV_CACHE_DIR"], "locks").glob("*.lock")):
+        with open(lock, "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
     registry, _, rest = spec.partition(":")
     name, _, version = rest.rpartition("@")
     base = Path(env["CODENAV_CACHE_DIR"], "entries", registry, *name.split("/"))
