@@ -7,7 +7,7 @@ import zlib
 from pathlib import Path
 from typing import IO
 
-from ..errors import CodenavError
+from ..errors import CodenavError, too_large
 from .tree import (
     ARCHIVE_ERRORS,
     CHUNK_SIZE,
@@ -205,9 +205,9 @@ class _Exact:
         self.at += len(data)
         self.position += len(data)
         if self.ceiling is not None and self.position > self.ceiling:
-            raise CodenavError(
-                "TOO_LARGE", f"tar metadata after {self.where} is larger than {HEADER_ALLOWANCE} bytes",
-                details={"limit": HEADER_ALLOWANCE},
+            raise too_large(
+                f"tar metadata after {self.where} is larger than {HEADER_ALLOWANCE} bytes",
+                limit=HEADER_ALLOWANCE,
             )
         return data
 
@@ -411,9 +411,10 @@ def copy_member(archive: Path, member: str, dest: Path, limits: Limits) -> None:
                 if not info.isreg():
                     break
                 if info.size > limits.max_total_bytes:
-                    raise CodenavError(
-                        "TOO_LARGE", f"the archive's {quoted(wanted)} is larger than the extracted-bytes limit",
-                        details={"limitBytes": limits.max_total_bytes, "variable": "CODENAV_MAX_EXTRACTED_BYTES"})
+                    raise too_large(
+                        f"the archive's {quoted(wanted)} is larger than the extracted-bytes limit",
+                        limitBytes=limits.max_total_bytes, variable="CODENAV_MAX_EXTRACTED_BYTES",
+                    )
                 source = tar.extractfile(info)
                 assert source is not None
                 with open(dest, "wb") as out:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from ..errors import CodenavError
+from ..errors import CodenavError, protocol_error, too_large
 
 CHUNK_SIZE = 64 * 1024  # bytes read and written at a time; binary sniffing is incremental
 SNIFF_BYTES = 8192  # SPEC §2.3: a NUL in the first 8 KiB makes a file binary
@@ -327,29 +327,26 @@ class Tree:
     def count(self, name: str) -> None:
         self.entries += 1
         if self.entries > self.limits.max_files:
-            raise CodenavError(
-                "TOO_LARGE",
+            raise too_large(
                 f"the archive has more than {self.limits.max_files} entries (files, directories and "
                 f"links; CODENAV_MAX_FILES), at member {quoted(name)}",
-                details={"limit": self.limits.max_files, "variable": "CODENAV_MAX_FILES"},
+                limit=self.limits.max_files, variable="CODENAV_MAX_FILES",
             )
 
     def check_file_size(self, name: str, size: int) -> None:
         if size > self.limits.max_file_bytes:
-            raise CodenavError(
-                "TOO_LARGE",
+            raise too_large(
                 f"archive member {quoted(name)} is over the {self.limits.max_file_bytes}-byte limit for one "
                 f"file (CODENAV_MAX_FILE_BYTES)",
-                details={"limit": self.limits.max_file_bytes, "variable": "CODENAV_MAX_FILE_BYTES"},
+                limit=self.limits.max_file_bytes, variable="CODENAV_MAX_FILE_BYTES",
             )
 
     def check_total(self, name: str, total: int) -> None:
         if total > self.limits.max_total_bytes:
-            raise CodenavError(
-                "TOO_LARGE",
+            raise too_large(
                 f"the archive expands to more than {self.limits.max_total_bytes} bytes "
                 f"(CODENAV_MAX_EXTRACTED_BYTES), at member {quoted(name)}",
-                details={"limit": self.limits.max_total_bytes, "variable": "CODENAV_MAX_EXTRACTED_BYTES"},
+                limit=self.limits.max_total_bytes, variable="CODENAV_MAX_EXTRACTED_BYTES",
             )
 
     def reserve(self, name: str, size: int) -> None:
@@ -749,11 +746,10 @@ class Tree:
     def result(self) -> Extracted:
         if self.prefix and not self.in_prefix and self.other_tops:
             found = ", ".join(printable(top) for top in self.other_tops)
-            raise CodenavError(
-                "PROTOCOL_ERROR",
+            raise protocol_error(
                 f"the archive has no {'/'.join(self.prefix)}/ folder, which its name promises (found {found}); "
                 "nothing was cached",
-                details={"expectedFolder": "/".join(self.prefix) + "/", "found": [printable(t) for t in self.other_tops]},
+                expectedFolder="/".join(self.prefix) + "/", found=[printable(t) for t in self.other_tops],
             )
         if self.writer is not None:
             self._sync()

@@ -11,7 +11,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import IO
 
-from ..errors import CodenavError
+from ..errors import CodenavError, too_large
 from .tree import MAX_SYMLINK_TARGET_BYTES, Member, Tree, printable, quoted, reading
 
 _ZIP_SPECIAL = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
@@ -152,10 +152,8 @@ def extract_zip(archive_path: Path, tree: Tree, *, percent_names: bool = False) 
             declared = _zip_declared_entries(raw)
         if declared is not None and declared > tree.limits.max_files:
             # Checked before zipfile builds one object per entry.
-            raise CodenavError(
-                "TOO_LARGE", f"the archive declares {declared} entries, more than {tree.limits.max_files} "
-                f"(CODENAV_MAX_FILES)", details={"limit": tree.limits.max_files, "variable": "CODENAV_MAX_FILES"},
-            )
+            raise too_large(f"the archive declares {declared} entries, more than {tree.limits.max_files} "
+                            "(CODENAV_MAX_FILES)", limit=tree.limits.max_files, variable="CODENAV_MAX_FILES")
         raw.seek(0)
         with reading("the central directory"):
             archive = zipfile.ZipFile(raw)
@@ -164,10 +162,8 @@ def extract_zip(archive_path: Path, tree: Tree, *, percent_names: bool = False) 
             with reading("the central directory"):
                 _check_zip_layout(archive, raw)
             if len(infos) > tree.limits.max_files:
-                raise CodenavError(
-                    "TOO_LARGE", f"the archive has {len(infos)} entries, more than {tree.limits.max_files} "
-                    f"(CODENAV_MAX_FILES)", details={"limit": tree.limits.max_files, "variable": "CODENAV_MAX_FILES"},
-                )
+                raise too_large(f"the archive has {len(infos)} entries, more than {tree.limits.max_files} "
+                                "(CODENAV_MAX_FILES)", limit=tree.limits.max_files, variable="CODENAV_MAX_FILES")
             # Every declared size is known up front: refuse a bomb before writing a byte. A member
             # over the per-file limit is never read, so it is listed as skipped and costs nothing.
             declared_total = 0
