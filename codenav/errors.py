@@ -82,8 +82,8 @@ def protocol_error(message: str, **details: Any) -> CodenavError:
 
 def redact_url(url: str) -> str:
     """``url`` as a message may show it: the credentials before ``@`` in its authority (a
-    ``user:password``, a token) become ``***``; an ssh login name (``ssh://git@host``) is
-    not a secret and stays. Anything that is not a URL is returned unchanged."""
+    ``user:password``, a token) become ``***``; an ssh login name (``ssh://git@host``, or
+    scp-like ``git@host:path``) is not a secret and stays."""
     scheme, sep, rest = url.partition("://")
     if not sep:
         scheme, rest = "", url
@@ -92,7 +92,7 @@ def redact_url(url: str) -> str:
     if "@" not in authority:
         return url
     userinfo, _, host = authority.rpartition("@")
-    if scheme.lower() in ("ssh", "git+ssh", "ssh+git") and ":" not in userinfo:
+    if scheme.lower() in ("", "ssh", "git+ssh", "ssh+git") and ":" not in userinfo:
         return url
     return (scheme + sep if sep else "") + "***@" + host + rest[end:]
 
