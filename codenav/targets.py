@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import registries
 from .errors import CodenavError, invalid
 from .paths import short_hash
+from .registries.base import is_plain_version as _is_version
 
 # Annotations only: `typing` and `re` cost more to import than a warm call may spend (SPEC §7
 # benchmarks), so this module uses neither at run time.
@@ -25,11 +26,6 @@ MAX_WAIT_MS = 60000
 MAX_NAME, MAX_VERSION, MAX_REPO_URL, MAX_GIT_REF, MAX_PATH = 214, 256, 2048, 1024, 4096
 MAX_ARTIFACT = 255
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-_VERSION_CHARS = _ALNUM | frozenset(".+_!-")
-
-
-def _is_version(version: str) -> bool:
-    return bool(version) and version[0] in _ALNUM and set(version) <= _VERSION_CHARS
 
 
 class PackageTarget:
@@ -164,13 +160,12 @@ def from_args(args: dict[str, Any]) -> Target:
     if version is not None and not _is_version(version):
         # Not a plain version: a range or specifier set (npm:react@^18, pypi:x@>=2,<3), which
         # the registry's own grammar decides; control characters are never part of one.
-        check = getattr(registries.load(registry), "classify_version", None)
-        if check is None or not version.strip() or any(ord(c) < 0x20 or ord(c) == 0x7F for c in version):
+        if not version.strip() or any(ord(c) < 0x20 or ord(c) == 0x7F for c in version):
             raise invalid(f"{version!r} is not a valid version", "version")
-        check(version)
+        registries.load(registry).classify_version(version)
     if artifact is not None:
         module = registries.load(registry)
-        if not getattr(module, "ARTIFACT_WORDS", None):
+        if not module.ARTIFACT_WORDS:
             raise invalid(f"artifact is for registries whose releases hold several files (pypi); "
                           f"a {registry} release is one file", "artifact")
         if (not isinstance(artifact, str) or not artifact or len(artifact) > MAX_ARTIFACT
@@ -210,8 +205,7 @@ def version_source(target: PackageTarget, args: dict[str, Any]) -> tuple[Package
     """
     registry = registries.load(target.registry)
     if target.version is not None:
-        classify = getattr(registry, "classify_version", None)
-        kind = classify(target.version) if classify is not None else "exact"
+        kind = registry.classify_version(target.version)
         return target, {"kind": kind, "spec": target.version}, [], []
     start = project_start(args)
     if start is None:

@@ -17,6 +17,7 @@ import pytest
 
 from codenav.errors import CodenavError
 from codenav.registries import go as gomod
+from codenav.registries import gosumdb, signatures
 from codenav.tools import list_files, read_file
 from tests.conftest import ROOT, run_cli
 from tests.fakes.go import FakeGoProxy, NoteKey, h1_of_files, module_zip, sign
@@ -74,7 +75,7 @@ def test_h1_of_a_lone_go_mod_is_the_published_go_sum_line(tmp_path):
     """The h1 of {go.mod: "module github.com/pkg/errors\\n"} is the public go.sum line of
     github.com/pkg/errors v0.9.1/go.mod."""
     path = _zip_file(tmp_path, [("go.mod", b"module github.com/pkg/errors\n")])
-    assert gomod.h1_of_zip(str(path)) == "h1:bwawxfHBFNV+L2hUp1rHADufV3IMtnDRdf1r5NINEl0="
+    assert gosumdb.h1_of_zip(str(path)) == "h1:bwawxfHBFNV+L2hUp1rHADufV3IMtnDRdf1r5NINEl0="
 
 
 def test_h1_of_a_module_zip_matches_an_independent_computation(tmp_path):
@@ -87,17 +88,17 @@ def test_h1_of_a_module_zip_matches_an_independent_computation(tmp_path):
     lines = sorted((name, hashlib.sha256(data).hexdigest()) for name, data in entries)
     summary = "".join(f"{digest}  {name}\n" for name, digest in lines).encode()
     expected = "h1:" + base64.b64encode(hashlib.sha256(summary).digest()).decode()
-    assert gomod.h1_of_zip(str(path)) == expected == h1_of_files(entries)
+    assert gosumdb.h1_of_zip(str(path)) == expected == h1_of_files(entries)
     # One byte of one file changes it.
     other = _zip_file(tmp_path, [*entries[:-1], (prefix + "go.mod", b"module example.com/n\n")])
-    assert gomod.h1_of_zip(str(other)) != expected
+    assert gosumdb.h1_of_zip(str(other)) != expected
 
 
 def test_h1_refuses_to_expand_past_the_limit(tmp_path):
     """A zip that expands past the extraction limit is TOO_LARGE while hashing, not read whole."""
     path = _zip_file(tmp_path, [("m@v1.0.0/zeros", bytes(3_000_000))])
     with pytest.raises(CodenavError) as info:
-        gomod.h1_of_zip(str(path), max_bytes=1_000_000)
+        gosumdb.h1_of_zip(str(path), max_bytes=1_000_000)
     assert info.value.code == "TOO_LARGE"
 
 
@@ -119,13 +120,13 @@ def test_ed25519_verifies_the_rfc_8032_vectors_and_nothing_else(secret, public, 
     """RFC 8032's signatures verify; a changed message, signature bit or key does not; the
     fake's signer reproduces the RFC signature from the secret key."""
     pub, msg, sig = bytes.fromhex(public), bytes.fromhex(message), bytes.fromhex(signature)
-    assert gomod.ed25519_verify(pub, msg, sig)
-    assert not gomod.ed25519_verify(pub, msg + b"x", sig)
-    assert not gomod.ed25519_verify(pub, msg, sig[:10] + bytes([sig[10] ^ 1]) + sig[11:])
-    assert not gomod.ed25519_verify(pub, msg, sig[:32] + (int.from_bytes(sig[32:], "little") +
+    assert signatures.ed25519_verify(pub, msg, sig)
+    assert not signatures.ed25519_verify(pub, msg + b"x", sig)
+    assert not signatures.ed25519_verify(pub, msg, sig[:10] + bytes([sig[10] ^ 1]) + sig[11:])
+    assert not signatures.ed25519_verify(pub, msg, sig[:32] + (int.from_bytes(sig[32:], "little") +
                                                           2 ** 252 + 27742317777372353535851937790883648493)
                                     .to_bytes(33, "little")[:32])
-    assert not gomod.ed25519_verify(bytes.fromhex(RFC8032[0][1] if public != RFC8032[0][1] else RFC8032[1][1]),
+    assert not signatures.ed25519_verify(bytes.fromhex(RFC8032[0][1] if public != RFC8032[0][1] else RFC8032[1][1]),
                                     msg, sig)
     assert sign(bytes.fromhex(secret), msg) == sig
 
@@ -143,15 +144,15 @@ def test_ed25519_agrees_with_the_cryptography_package_when_it_is_installed(tmp_p
     if proc.returncode != 0:
         pytest.skip("the cryptography package is not installed for the system python3")
     pub, msg, sig = (bytes.fromhex(x) for x in proc.stdout.split())
-    assert gomod.ed25519_verify(pub, msg, sig)
-    assert not gomod.ed25519_verify(pub, msg[:-1], sig)
+    assert signatures.ed25519_verify(pub, msg, sig)
+    assert not signatures.ed25519_verify(pub, msg[:-1], sig)
 
 
 def test_the_built_in_checksum_database_key_is_self_consistent():
     """The default GOSUMDB key's hash is sha256(name + "\\n" + key)[:4] for its name."""
-    name, key = gomod.parse_verifier_key(gomod.DEFAULT_GOSUMDB)
-    assert len(key) == 32 and gomod.DEFAULT_GOSUMDB.split("+")[1] == "033de0ae"
-    assert name == gomod.DEFAULT_GOSUMDB.split("+")[0]
+    name, key = gosumdb.parse_verifier_key(gosumdb.DEFAULT_GOSUMDB)
+    assert len(key) == 32 and gosumdb.DEFAULT_GOSUMDB.split("+")[1] == "033de0ae"
+    assert name == gosumdb.DEFAULT_GOSUMDB.split("+")[0]
 
 
 def test_a_verifier_key_with_a_wrong_hash_is_a_config_error():
@@ -159,9 +160,9 @@ def test_a_verifier_key_with_a_wrong_hash_is_a_config_error():
     key = NoteKey("sum.example.test")
     wrong = key.verifier.replace(key.key_hash.hex(), "00000000")
     with pytest.raises(CodenavError) as info:
-        gomod.parse_verifier_key(wrong)
+        gosumdb.parse_verifier_key(wrong)
     assert info.value.code == "CONFIG_ERROR"
-    assert gomod.parse_verifier_key(key.verifier) == ("sum.example.test", key.raw[1:])
+    assert gosumdb.parse_verifier_key(key.verifier) == ("sum.example.test", key.raw[1:])
 
 
 # --- names, versions, ordering ------------------------------------------------------------------
@@ -386,7 +387,7 @@ def test_the_inclusion_proof_holds_for_every_record_of_a_tree(go):
             go.publish(f"example.com/p{count}", f"v1.0.{i}", {"a.go": b"package a\n"})
     size = len(go.log)
     root = go._mth([go._leaf(r) for r in go.log])
-    tiles = gomod._Tiles(go.sumdb_url, size)
+    tiles = gosumdb.Tiles(go.sumdb_url, size)
     for index in (0, 1, 255, 256, 299, 300, size - 2, size - 1):
         leaf = go._leaf(go.log[index])
         assert tiles.root_with(index, 0, size, leaf) == root, index
@@ -395,8 +396,8 @@ def test_the_inclusion_proof_holds_for_every_record_of_a_tree(go):
 
 def test_tile_paths_group_the_index_by_three_digits():
     """Tile N=1234067 of level 2 is tile/8/2/x001/x234/067; a partial one ends in .p/W."""
-    assert gomod.tile_path(2, 1234067, 256) == "tile/8/2/x001/x234/067"
-    assert gomod.tile_path(0, 5, 17) == "tile/8/0/005.p/17"
+    assert gosumdb.tile_path(2, 1234067, 256) == "tile/8/2/x001/x234/067"
+    assert gosumdb.tile_path(0, 5, 17) == "tile/8/0/005.p/17"
 
 
 def test_a_note_signed_by_another_key_is_an_integrity_error(go, monkeypatch):
@@ -476,9 +477,9 @@ def test_codenav_gosumdb_beats_gosumdb_and_the_go_env_file(go, monkeypatch):
     assert list_files.run(args)["target"]["verified"] is True
     monkeypatch.delenv("CODENAV_GOSUMDB")
     monkeypatch.setenv("GOSUMDB", go.gosumdb())
-    assert gomod._unchecked_reason(ERRORS) is None
+    assert gosumdb.unchecked_reason(ERRORS) is None
     monkeypatch.delenv("GOSUMDB")
-    assert gomod._unchecked_reason(ERRORS) == "GOSUMDB is off: the checksum database is not consulted"
+    assert gosumdb.unchecked_reason(ERRORS) == "GOSUMDB is off: the checksum database is not consulted"
 
 
 def test_the_sumdb_is_reached_through_the_proxy_when_it_mirrors_it(go, monkeypatch):

@@ -11,6 +11,7 @@ import pytest
 
 from codenav.errors import CodenavError
 from codenav.registries import hex as hex_module
+from codenav.registries import signatures
 from codenav.tools import list_files
 from tests.archives import File, build
 from tests.conftest import ORIGINAL_ENV, run_cli
@@ -379,10 +380,10 @@ def test_the_rsa_verifier_agrees_with_openssl(tmp_path):
     """What openssl signs verifies; any other payload or signature does not."""
     from tests.fakes.hex import sign, signing_key
 
-    key = hex_module.public_key(signing_key()[1])
+    key = signatures.rsa_public_key(signing_key()[1])
     payload = b"\x0a\x03abc" * 100
     signature = sign(payload)
-    assert hex_module.rsa_sha512_verify(payload, signature, key)
-    assert not hex_module.rsa_sha512_verify(payload + b"x", signature, key)
-    assert not hex_module.rsa_sha512_verify(payload, signature[:-1] + bytes([signature[-1] ^ 1]), key)
-    assert not hex_module.rsa_sha512_verify(payload, signature[1:], key)
+    assert signatures.rsa_sha512_verify(payload, signature, key)
+    assert not signatures.rsa_sha512_verify(payload + b"x", signature, key)
+    assert not signatures.rsa_sha512_verify(payload, signature[:-1] + bytes([signature[-1] ^ 1]), key)
+    assert not signatures.rsa_sha512_verify(payload, signature[1:], key)

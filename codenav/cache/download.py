@@ -74,7 +74,7 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
             "GET", artifact.url, what=what, headers=dict(artifact.headers or {}), redirects="https",
             timeout=net.timeout_from_env("CODENAV_DOWNLOAD_TIMEOUT", 600.0), max_bytes=limit,
             sink=sink, on_chunk=on_chunk, too_large=lambda: over_limit(artifact.filename, limit),
-            manager=getattr(registry, "PACKAGE_MANAGER", None),  # its proxy and TLS settings apply
+            manager=registry.PACKAGE_MANAGER,  # its proxy and TLS settings apply
         )
         sink.flush()
         os.fsync(sink.fileno())

@@ -111,8 +111,8 @@ def _build_locked(job: dict[str, Any]) -> str:
         def fetch(download: Path) -> None:
             fetch_artifact(artifact, download, progress_until=job.get("progressUntil"))
 
-        matches = getattr(registry, "top_folder_matches", None)
-        same_folder = (lambda found: matches(artifact, found)) if matches is not None else None
+        def same_folder(found: str) -> bool:
+            return registry.top_folder_matches(artifact, found)
 
         def listing(build_dir: Path, tree: Path) -> str:
             return store.manifest_text(*lazy.build(artifact, build_dir, tree, limits), fields=lazy.FIELDS)

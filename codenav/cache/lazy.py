@@ -62,7 +62,7 @@ def _upstream(registry: str) -> tuple[str, str | None]:
     from .. import registries
 
     module = registries.load(registry)
-    return module.WHAT, getattr(module, "PACKAGE_MANAGER", None)
+    return module.WHAT, module.PACKAGE_MANAGER
 
 
 def _file(url: str, size: int, upstream: tuple[str, str | None], max_requests: int | None = None) -> Any:

@@ -1,7 +1,7 @@
 """npm versions and ranges with node-semver's semantics, and npm's own version picker.
 
 Contract:
-- ``parse``/``valid``/``clean``/``compare``/``sort_key`` read versions as node-semver 7 does:
+- ``parse``/``valid``/``clean``/``compare``/``sort_key``/``is_prerelease`` read versions as node-semver 7 does:
   strict by default (an optional ``v``), ``loose=True`` also takes ``=`` and ``v`` runs, leading
   zeros and a prerelease without its hyphen (``1.2.3beta``). A version longer than 256
   characters, or with a part above 2**53 - 1, is invalid.
@@ -145,9 +145,16 @@ def compare(a: str, b: str, *, loose: bool = False) -> int:
 
 
 def sort_key(text: str, *, loose: bool = True) -> tuple:
-    """A key sorting versions in semver order, anything unparseable first."""
+    """A key sorting versions in semver order, anything unparseable first: the one order of
+    every semver registry (npm, crates, Go, Hex), checked against node-semver in the tests."""
     v = parse(text, loose=loose)
     return (1, v.key()) if v else (0, ())
+
+
+def is_prerelease(text: str) -> bool:
+    """Whether ``text`` is a version with a prerelease part (``1.0.0-rc.1``)."""
+    v = parse(text, loose=True)
+    return bool(v and v.prerelease)
 
 
 # -- ranges ------------------------------------------------------------------------------------
