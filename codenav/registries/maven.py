@@ -264,20 +264,12 @@ def _settings_files() -> list[str]:
 def _settings_mirror() -> str | None:
     """The URL of the mirror that settings.xml puts in front of ``central``, if any."""
     mirrors: list[tuple[str, str, str]] = []  # (id, mirrorOf, url) in merge order
-    for path in _settings_files():
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(1024 * 1024 + 1)
-        except OSError:
-            continue
-        if b"mirror" not in data:
-            continue  # the usual case, decided without an XML parser
-        from . import xmlsafe
+    from . import xmlsafe
 
-        try:
-            root = xmlsafe.parse(data, "settings.xml", cap=1024 * 1024)
-        except ValueError:
-            continue  # Maven would stop on it; codenav falls back to the next source
+    for path in _settings_files():
+        root = xmlsafe.config_file(path, "settings.xml", mentions=b"mirror")
+        if root is None:
+            continue
         seen = {m[0] for m in mirrors}
         for mirror in root.iterfind("mirrors/mirror"):
             ident = xmlsafe.text(mirror, "id") or "default"  # Maven's default mirror id

@@ -128,18 +128,12 @@ def _config_source() -> str | None:
     """The first enabled v3 package source of the NuGet.Config files (the closest file's first)."""
     sources: list[tuple[str, str, str | None]] = []  # (key, url, protocolVersion), closest file first
     disabled: set[str] = set()
-    for path in _config_files():
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(1024 * 1024 + 1)
-        except OSError:
-            continue
-        from . import xmlsafe
+    from . import xmlsafe
 
-        try:
-            root = xmlsafe.parse(data.removeprefix(b"\xef\xbb\xbf"), "NuGet.Config", cap=1024 * 1024)
-        except ValueError:
-            continue  # nuget would stop on it; codenav falls back to the next source
+    for path in _config_files():
+        root = xmlsafe.config_file(path, "NuGet.Config")
+        if root is None:
+            continue
         here: list[tuple[str, str, str | None]] = []
         section = root.find("packageSources")
         if section is not None:

@@ -294,37 +294,35 @@ def _desugar_hyphen(m: re.Match, incpre: bool) -> str:
     return f"{low} {high}".strip()
 
 
+def _caret_or_tilde(m: re.Match, caret: bool, z: str) -> str:
+    """``^V`` keeps the left-most non-zero part (^0.0.3 is <0.0.4, ^0.2.3 is <0.3.0, ^1.2.3 is
+    <2.0.0); ``~V`` allows patch-level changes (~1.2.3 is <1.3.0). ``z`` is ``-0`` when
+    prereleases are included."""
+    M, mi, p, pr = m.group("M"), m.group("m"), m.group("p"), m.group("pre")
+    if _is_x(M):
+        return ""
+    if _is_x(mi):
+        return f">={M}.0.0{z} <{int(M) + 1}.0.0-0"
+    if _is_x(p):
+        upper = f"{int(M) + 1}.0.0-0" if caret and M != "0" else f"{M}.{int(mi) + 1}.0-0"
+        return f">={M}.{mi}.0{z} <{upper}"
+    low = f">={M}.{mi}.{p}" + (f"-{pr}" if pr else "")
+    if not caret or (M == "0" and mi != "0"):
+        upper = f"{M}.{int(mi) + 1}.0-0"
+    elif M == "0":
+        upper = f"{M}.{mi}.{int(p) + 1}-0"
+    else:
+        upper = f"{int(M) + 1}.0.0-0"
+    return f"{low} <{upper}"
+
+
 def _desugar(token: str, loose: bool, incpre: bool) -> str:
     """One token as plain comparators (space-separated; empty = any version)."""
     z = "-0" if incpre else ""
-    m = _CARET[loose].fullmatch(token)
-    if m:
-        M, mi, p, pr = m.group("M"), m.group("m"), m.group("p"), m.group("pre")
-        if _is_x(M):
-            return ""
-        if _is_x(mi):
-            return f">={M}.0.0{z} <{int(M) + 1}.0.0-0"
-        if _is_x(p):
-            upper = f"{M}.{int(mi) + 1}.0-0" if M == "0" else f"{int(M) + 1}.0.0-0"
-            return f">={M}.{mi}.0{z} <{upper}"
-        low = f">={M}.{mi}.{p}" + (f"-{pr}" if pr else "")
-        # ^ keeps the left-most non-zero part: ^0.0.3 is <0.0.4, ^0.2.3 is <0.3.0.
-        if M == "0":
-            upper = f"{M}.{mi}.{int(p) + 1}-0" if mi == "0" else f"{M}.{int(mi) + 1}.0-0"
-        else:
-            upper = f"{int(M) + 1}.0.0-0"
-        return f"{low} <{upper}"
-    m = _TILDE[loose].fullmatch(token)
-    if m:
-        M, mi, p, pr = m.group("M"), m.group("m"), m.group("p"), m.group("pre")
-        if _is_x(M):
-            return ""
-        if _is_x(mi):
-            return f">={M}.0.0{z} <{int(M) + 1}.0.0-0"
-        if _is_x(p):
-            return f">={M}.{mi}.0{z} <{M}.{int(mi) + 1}.0-0"
-        low = f">={M}.{mi}.{p}" + (f"-{pr}" if pr else "")
-        return f"{low} <{M}.{int(mi) + 1}.0-0"
+    for pattern, caret in ((_CARET[loose], True), (_TILDE[loose], False)):
+        m = pattern.fullmatch(token)
+        if m:
+            return _caret_or_tilde(m, caret, z)
     m = _XRANGE[loose].fullmatch(token)
     if m:
         return _desugar_xrange(token, m, incpre)
