@@ -83,16 +83,13 @@ def version_key(version: str) -> tuple:
 # --- the endpoint ------------------------------------------------------------------------------
 
 def endpoint() -> str:
-    return ladder((ENDPOINT_VARIABLE,), _configured, _asked)
+    return ladder((ENDPOINT_VARIABLE,), _configured,
+                  lambda: cached("npm", _ask_npm, ENDPOINT_VARIABLE, "npm registry", "npm"))
 
 
 def _configured() -> str | None:
     rc = _npmrc().get("registry")  # every layer, the npm_config_* variables on top
     return rc if isinstance(rc, str) else None
-
-
-def _asked() -> str:
-    return cached("npm", _ask_npm, ENDPOINT_VARIABLE, "npm registry", "npm")
 
 
 def _ask_npm() -> str | None:

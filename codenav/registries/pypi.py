@@ -99,17 +99,14 @@ def version_key(version: str) -> tuple:
 # --- the endpoint ------------------------------------------------------------------------------
 
 def endpoint() -> str:
-    return ladder((ENDPOINT_VARIABLE, "PIP_INDEX_URL"), _configured, _asked)
+    return ladder((ENDPOINT_VARIABLE, "PIP_INDEX_URL"), _configured,
+                  lambda: cached("pypi", _ask_pip, ENDPOINT_VARIABLE, "Python package index", "pip"))
 
 
 def _configured() -> str | None:
     from ..config import pipconf
 
     return pipconf.load().value("index-url")
-
-
-def _asked() -> str:
-    return cached("pypi", _ask_pip, ENDPOINT_VARIABLE, "Python package index", "pip")
 
 
 def _ask_pip() -> str | None:
