@@ -153,9 +153,10 @@ def resolve(name: str, wanted: str | None) -> Artifact:
         if found is not None:
             return found
     url = packument_url(registry, name)
-    doc = _HTTP.json(url, 64 * 1024 * 1024, f"a packument for {name!r}", headers={"Accept": ACCEPT, **auth_headers(url)},
-                     not_found=CodenavError("NOT_FOUND", f"npm package {name!r} was not found in the registry", details={
-                         "action": "check the package name (scoped names look like @scope/name)"}))
+    missing = CodenavError("NOT_FOUND", f"npm package {name!r} was not found in the registry",
+                           details={"action": "check the package name (scoped names look like @scope/name)"})
+    doc = _HTTP.json(url, 64 * 1024 * 1024, f"a packument for {name!r}",
+                     headers={"Accept": ACCEPT, **auth_headers(url)}, not_found=missing)
     if not isinstance(doc, dict) or not isinstance(doc.get("versions"), dict):
         raise protocol_error(f"{what} sent a packument for {name!r} without versions")
     versions: dict = doc["versions"]
