@@ -4,9 +4,10 @@ and the helpers that every registry would otherwise write again (SPEC §3, §9).
 Adding a registry is one module, one table line, one fake and one adapter:
 
 1. ``codenav/registries/NAME.py``. Its docstring says what codenav knows about the registry
-   (names, versions, the endpoint ladder, resolve, verification, unpack: crates.py is a short
-   model, pypi.py the one with several files per release). It defines the required hooks
-   below and only the optional ones that differ from their defaults here.
+   (names, versions, the endpoint ladder, resolve, verification, unpack: rubygems.py is a short
+   model, pypi.py the one with several files per release, hex.py one with a signed index). It
+   defines the required hooks below and only the optional ones that differ from their
+   defaults here (tests/test_registry_contract.py checks that, and holds a toy registry).
 2. One line in ``TABLE`` of registries/__init__.py (its alias prefixes in ``ALIASES``) and the
    prefix in the ``registry`` enum of schemas/defs.json (tests/test_registries.py checks both).
 3. A fake in tests/fakes/ that speaks the registry's real wire format, and an adapter for the
@@ -45,10 +46,11 @@ Optional hooks (the defaults are defined below, under the same names):
   ALIASES = ()                    alias prefixes (``cargo`` for ``crates``), echoed canonical
   PACKAGE_MANAGER = None          "npm" or "pip": whose proxy and TLS settings apply (§8.1)
   ARTIFACT_WORDS = ()             a release holds several files and ``artifact`` picks one
-                                  (pypi: "sdist", "wheel" or a file name; conda's subdirs
+                                  (pypi: "sdist", "wheel" or a file name; a conda subdir
                                   would be the same); ``resolve`` then takes ``artifact=``
                                   and says in ``Artifact.choice`` which file and why,
-                                  ``platformMatch: false`` for another platform's build
+                                  ``platformMatch: false`` for another platform's build. A
+                                  choice that depends on this machine goes in ``alias_extra``
   classify_version(version)       "exact", "range" or "tag" for a version that is not plain
                                   (npm ranges and dist-tags, PEP 440 specifiers); the default
                                   takes plain versions only (``is_plain_version``) as exact
@@ -60,11 +62,16 @@ Optional hooks (the defaults are defined below, under the same names):
   verify(artifact, path)          a ``custom`` Verification's check of the downloaded file
                                   (Go's h1 dirhash); digests need none (checked while streaming)
 
-What the Verification kinds cover: ``digest`` is any hash the registry publishes, checked while
-the bytes stream in; its ``source`` says what it proves (an MD5 that is a corruption check
-only says so there). ``none`` says why nothing can be checked. A release the registry has
-withdrawn (yanked, retired, unlisted, retracted) is used only when pinned: pass the withdrawn
-versions to ``latest`` and ``Artifact.yanked`` or the verification text says why it was used.
+What an Artifact can say (registries/artifact.py). ``Unpack``: a tar (gzip, bzip2, xz or plain)
+or a zip; N leading components stripped (npm), or one required top folder (``NAME/``,
+``{name}-{version}/``), or one member of an outer tar unpacked instead (a gem's
+``data.tar.gz``). ``Verification``: ``digest`` is any hashlib hash the registry publishes
+(sha512 … md5), checked while the bytes stream in, its ``source`` saying what it is checked
+against and what that proves (an MD5 says it is a corruption check only); ``custom`` is the
+module's ``verify``; ``none`` says why nothing can be checked (the cache key then comes from
+the URL). A release the registry withdrew (yanked, retired, unlisted, retracted) is used only
+when pinned: ``latest(withdrawn=…)`` skips it, and ``Artifact.yanked`` or the verification
+text says why it was read.
 
 The helpers below are what the nine registries repeated: ``Client`` (GET and GET+JSON with
 the registry's timeout, headers and errors), ``ladder`` and its discovery helpers (``clean``,
