@@ -111,10 +111,31 @@ def wire_output_schema(name: str) -> dict[str, Any]:
     return schema
 
 
+# The answer form of this process (SPEC §6.3): TEXT for a model (the default), or the JSON
+# envelope of `codenav <cmd> --json` with structuredContent (`codenav mcp --json`). A property
+# of the host, chosen once when the server starts, never per call.
+_ANSWERS = {"json": False}
+
+
+def set_answer_form(*, json: bool) -> None:
+    _ANSWERS["json"] = json
+
+
+def json_answers() -> bool:
+    return _ANSWERS["json"]
+
+
 @cache
-def tool_list() -> list[dict[str, Any]]:
-    """Every tool, in registry order, read from schemas/ once."""
-    return [{**contract.tool_spec(name), "outputSchema": wire_output_schema(name)} for name in tools.REGISTRY]
+def tool_list(with_output_schema: bool = True) -> list[dict[str, Any]]:
+    """Every tool, in registry order, read from schemas/ once. ``outputSchema`` only for the
+    JSON form: a declared output schema obliges every result to carry structuredContent."""
+    listed = []
+    for name in tools.REGISTRY:
+        spec = {key: value for key, value in contract.tool_spec(name).items() if key != "outputSchema"}
+        if with_output_schema:
+            spec["outputSchema"] = wire_output_schema(name)
+        listed.append(spec)
+    return listed
 
 
 def list_tools(params: dict[str, Any], session: Session) -> dict[str, Any]:
@@ -122,16 +143,33 @@ def list_tools(params: dict[str, Any], session: Session) -> dict[str, Any]:
     cursor = params.get("cursor")
     if cursor is not None:
         raise RpcError(INVALID_PARAMS, "invalid cursor: tools/list has a single page")
-    return {"tools": tool_list()}
+    return {"tools": tool_list(json_answers())}
 
 
-def _text_result(payload: dict[str, Any], *, is_error: bool) -> dict[str, Any]:
+def _json_result(payload: dict[str, Any], *, is_error: bool) -> dict[str, Any]:
     # The text block is byte-identical to `codenav <cmd> --json` minus its newline (SPEC §4).
     return {
         "content": [{"type": "text", "text": contract.dumps(payload)}],
         "structuredContent": payload,
         "isError": is_error,
     }
+
+
+def _answer(name: str, payload: dict[str, Any], *, is_error: bool) -> dict[str, Any]:
+    """The tools/call result in this process's answer form."""
+    if json_answers():
+        return _json_result(payload, is_error=is_error)
+    from ..words import error_text
+
+    if is_error:
+        text = error_text(payload)
+    else:
+        try:
+            text = tools.load(name).text(payload)
+        except Exception as exc:  # a bug in a renderer: an INTERNAL error, never a dead call
+            log.warning("rendering %s failed:\n%s", name, "".join(traceback.format_exception(exc)).rstrip())
+            text, is_error = error_text(internal(exc).to_envelope()), True
+    return {"content": [{"type": "text", "text": text}], "isError": is_error}
 
 
 def call_tool(params: dict[str, Any], session: Session) -> dict[str, Any]:
@@ -160,10 +198,10 @@ def call_tool(params: dict[str, Any], session: Session) -> dict[str, Any]:
         result = tools.load(name).run(arguments)
         if not isinstance(result, dict):
             raise TypeError(f"{name}.run returned {type(result).__name__}, not a dict")
-        return _text_result(result, is_error=False)
+        return _answer(name, result, is_error=False)
     except CodenavError as exc:
         envelope = exc.to_envelope()
     except (Exception, SystemExit) as exc:  # a bug in a tool: never a dead server or a traceback on the wire
         log.warning("tool %s failed:\n%s", name, "".join(traceback.format_exception(exc)).rstrip())
         envelope = internal(exc).to_envelope()
-    return _text_result(envelope, is_error=True)
+    return _answer(name, envelope, is_error=True)
