@@ -25,10 +25,10 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT
 
 
 class McpSession:
-    """A raw newline-delimited JSON-RPC session with `python -m codenav mcp`."""
+    """A raw newline-delimited JSON-RPC session with `python -m codenav mcp [--json]`."""
 
-    def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE,
+    def __init__(self, env: dict[str, str], *options: str) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", *options], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.next_id = 0
         reply = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -112,13 +112,49 @@ def world(tmp_path_factory):
                "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "gh").exists())}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         npm.tarball_delay = 0.0
-        session = McpSession(env)
-        yield {"env": env, "mcp": session, "npm": npm, "grep": grep, "repo": str(repo)}
+        session, text_session = McpSession(env, "--json"), McpSession(env)
+        yield {"env": env, "mcp": session, "text": text_session, "npm": npm, "grep": grep, "repo": str(repo)}
         session.close()
+        text_session.close()
 
 
 def check(world, tool: str, arguments: dict, argv: list[str], *, code: str | None = None) -> dict:
-    """Call both surfaces; assert byte parity, the error code and the schema; return the payload."""
+    """Call both surfaces; assert byte parity, the error code and the schema; return the payload.
+
+    `codenav mcp --json` is held to the envelope's parity; the default server to the TEXT
+    answer's (check_text)."""
+    payload = _check_json(world, tool, arguments, argv, code=code)
+    check_text(world, tool, arguments, argv, payload, code=code)
+    return payload
+
+
+def check_text(world, tool: str, arguments: dict, argv: list[str], payload: dict, *, code: str | None) -> None:
+    """The default server answers with TEXT only (no structuredContent): a success is exactly
+    `codenav <cmd> --verbose` stdout and the tool's renderer of the --json payload; an error is
+    the error TEXT of the same envelope, code first, and --verbose prints it in CLI words."""
+    from codenav import tools, words
+
+    result = world["text"].call(tool, arguments)
+    assert set(result) == {"content", "isError"} and result["isError"] is (code is not None)
+    assert [block["type"] for block in result["content"]] == ["text"]
+    text = result["content"][0]["text"]
+    proc = run_cli(*argv, "--verbose", env=world["env"])
+    if code is None:
+        assert text == tools.load(tool).text(payload) and "(CLI:" not in text
+        assert proc.stdout.decode("utf-8") == tools.load(tool).text(payload, words.for_cli)
+        if not any(w in text for w in ("start_line", "end_line", "path_prefix", "list_files", "read_file")):
+            assert proc.stdout.decode("utf-8") == text  # no word the CLI spells its own way: byte-equal
+        assert proc.stderr == b""
+    else:
+        assert text == words.error_text(payload) and text.startswith(code + ": ")
+        assert "(CLI:" not in text
+        assert proc.stdout == b""
+        assert proc.stderr.decode("utf-8") == "".join(
+            f"codenav: {line}\n" for line in words.error_text(payload, words.for_cli).splitlines())
+        assert proc.returncode == (2 if tool in ("grep_file", "search_symbols", "codesearch") else 1)
+
+
+def _check_json(world, tool: str, arguments: dict, argv: list[str], *, code: str | None = None) -> dict:
     result = world["mcp"].call(tool, arguments)
     proc = run_cli(*argv, "--json", env=world["env"])
     text = result["content"][0]["text"]

@@ -32,6 +32,7 @@ DESCRIPTION = (
     "Exit status: 0 whether or not the versions differ, 1 on an error."
 )
 ERROR_EXIT = 1
+TARGET_VERSIONED = False  # its target names the package or repository; the versions come beside it
 MAX_CONTEXT = 20
 DEFAULT_CONTEXT = 3
 _PACKAGE_KEYS = ("registry", "package_name", "from_version", "to_version")
