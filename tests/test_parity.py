@@ -346,3 +346,51 @@ def test_schema_validation_failure_is_an_error_envelope(world):
     assert error["code"] == "INVALID_ARGUMENT" and "start_line" in error["message"]
     assert error["details"]["field"] == "start_line"
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+
+
+@pytest.mark.parametrize("tool,seed,target", [
+    ("list_files", DEMO, {"target": "npm:demo@1.0.0"}),
+    ("read_file", {**DEMO, "path": "index.js", "start_line": 2}, {"target": "npm:demo@1.0.0", "path": "index.js",
+                                                                   "start_line": 2}),
+    ("grep_file", {**DEMO, "path": "index.js", "pattern": "x"}, {"target": "npm:demo@1.0.0", "path": "index.js",
+                                                                  "pattern": "x"}),
+    ("grep_repo", {**DEMO, "pattern": "module"}, {"target": "npm:demo@1.0.0", "pattern": "module"}),
+    ("search_symbols", {**DEMO, "query": "x"}, {"target": "npm:demo@1.0.0", "query": "x"}),
+    ("list_files", {"registry": "npm", "package_name": "demo", "version": "^1"}, {"target": "npm:demo@^1"}),
+    ("list_files", {**DEMO, "version": "9.9.9"}, {"target": "npm:demo@9.9.9"}),
+    ("diff_versions", CHANGED, {"target": "npm:changed", "from_version": "1.0.0", "to_version": "2.0.0"}),
+])
+def test_a_target_string_answers_exactly_as_the_seed_fields(world, tool, seed, target):
+    """`target` and the seed's fields give byte-identical answers in both forms, errors included."""
+    for session in (world["mcp"], world["text"]):
+        assert session.call(tool, target) == session.call(tool, seed)
+
+
+def test_a_git_target_string_answers_exactly_as_repo_url(world):
+    """git:URL and git:URL#REF equal repo_url (+ git_ref), on MCP and as the CLI's SPEC."""
+    repo = world["repo"]
+    for session in (world["mcp"], world["text"]):
+        assert session.call("list_files", {"target": f"git:{repo}"}) == session.call("list_files", {"repo_url": repo})
+        assert (session.call("list_files", {"target": f"git:{repo}#main"})
+                == session.call("list_files", {"repo_url": repo, "git_ref": "main"}))
+    by_spec = run_cli("files", f"git:{repo}#main", "--json", env=world["env"])
+    assert by_spec.returncode == 0
+    assert by_spec.stdout == run_cli("files", "--repo-url", repo, "--git-ref", "main", "--json", env=world["env"]).stdout
+
+
+@pytest.mark.parametrize("tool,arguments,message", [
+    ("list_files", {"target": "npm:demo@1.0.0", "registry": "npm"}, "give target or registry, not both"),
+    ("read_file", {"target": "npm:demo", "version": "1.0.0", "path": "a"}, "give target or version, not both"),
+    ("list_files", {"target": "github:owner/repo", "git_ref": "main"}, "give target or git_ref, not both"),
+    ("list_files", {"target": "left-pad"}, "not a package spec"),
+    ("list_files", {"target": "github:owner"}, "is not github:OWNER/NAME[@REF]"),
+    ("list_files", {"target": "git:#main"}, "is not git:URL[#REF]"),
+    ("diff_versions", {"target": "npm:changed@1.0.0", "to_version": "2.0.0"}, "give the versions as from_version"),
+])
+def test_a_bad_or_doubled_target_is_invalid_argument_on_target(world, tool, arguments, message):
+    """target beside the seed's fields, or a target string of no known form, is INVALID_ARGUMENT
+    naming target, before anything is fetched."""
+    result = world["mcp"].call(tool, arguments)
+    error = result["structuredContent"]["error"]
+    assert result["isError"] is True and error["code"] == "INVALID_ARGUMENT"
+    assert error["details"]["field"] == "target" and message in error["message"]
