@@ -25,9 +25,11 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT
 
 
 class McpSession:
-    """A raw newline-delimited JSON-RPC session with `python -m codenav mcp [--json]`."""
+    """A raw newline-delimited JSON-RPC session with `python -m codenav mcp --json` (``json_answers``
+    False: the default server, which answers with TEXT)."""
 
-    def __init__(self, env: dict[str, str], *options: str) -> None:
+    def __init__(self, env: dict[str, str], *, json_answers: bool = True) -> None:
+        options = ["--json"] if json_answers else []
         self.proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", *options], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.next_id = 0
@@ -112,7 +114,7 @@ def world(tmp_path_factory):
                "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "gh").exists())}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         npm.tarball_delay = 0.0
-        session, text_session = McpSession(env, "--json"), McpSession(env)
+        session, text_session = McpSession(env), McpSession(env, json_answers=False)
         yield {"env": env, "mcp": session, "text": text_session, "npm": npm, "grep": grep, "repo": str(repo)}
         session.close()
         text_session.close()
@@ -124,7 +126,8 @@ def check(world, tool: str, arguments: dict, argv: list[str], *, code: str | Non
     `codenav mcp --json` is held to the envelope's parity; the default server to the TEXT
     answer's (check_text)."""
     payload = _check_json(world, tool, arguments, argv, code=code)
-    check_text(world, tool, arguments, argv, payload, code=code)
+    if "text" in world:  # a world with a default server beside the --json one
+        check_text(world, tool, arguments, argv, payload, code=code)
     return payload
 
 
@@ -151,7 +154,7 @@ def check_text(world, tool: str, arguments: dict, argv: list[str], payload: dict
         assert proc.stdout == b""
         assert proc.stderr.decode("utf-8") == "".join(
             f"codenav: {line}\n" for line in words.error_text(payload, words.for_cli).splitlines())
-        assert proc.returncode == (2 if tool in ("grep_file", "search_symbols", "codesearch") else 1)
+        assert proc.returncode == (2 if tool in ("grep_file", "grep_repo", "search_symbols", "codesearch") else 1)
 
 
 def _check_json(world, tool: str, arguments: dict, argv: list[str], *, code: str | None = None) -> dict:
@@ -167,7 +170,7 @@ def _check_json(world, tool: str, arguments: dict, argv: list[str], *, code: str
     else:
         contract.validator("error").validate(payload)
         assert payload["error"]["code"] == code
-        assert proc.returncode == (2 if tool in ("grep_file", "search_symbols", "codesearch") else 1)
+        assert proc.returncode == (2 if tool in ("grep_file", "grep_repo", "search_symbols", "codesearch") else 1)
     return payload
 
 
@@ -243,6 +246,18 @@ def test_read_file_parity(world, arguments, argv, code):
 def test_grep_file_parity(world, arguments, argv, code):
     """grep_file: matches, no match with the regex nudge, binary and errors are byte-identical."""
     check(world, "grep_file", arguments, argv, code=code)
+
+
+@pytest.mark.parametrize("arguments,argv,code", [
+    ({**DEMO, "pattern": "x"}, ["grep", "npm:demo@1.0.0", "x"], None),
+    ({**DEMO, "pattern": "quoted", "context": 1, "max_matches": 3},
+     ["grep", "npm:demo@1.0.0", "quoted", "-C", "1", "-m", "3"], None),
+    ({**DEMO, "pattern": r"\d+"}, ["grep", "npm:demo@1.0.0", r"\d+"], None),
+    ({**DEMO, "pattern": "(", "regex": True}, ["grep", "npm:demo@1.0.0", "(", "--regex"], "INVALID_ARGUMENT"),
+])
+def test_grep_repo_parity(world, arguments, argv, code):
+    """grep_repo: matches, a capped page with a cursor, no match and an error are byte-identical."""
+    check(world, "grep_repo", arguments, argv, code=code)
 
 
 CHANGED = {"registry": "npm", "package_name": "changed", "from_version": "1.0.0", "to_version": "2.0.0"}
