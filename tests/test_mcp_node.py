@@ -255,12 +255,12 @@ def test_ts_sdk_client_drives_every_tool_in_both_answer_forms(node_dir: Path, tm
                          {"CODENAV_NPM_REGISTRY": demo.url, "CODENAV_PROJECT_DIR": ""})
     assert out["errors"] == [] and out["stderr"] == ""
     assert all(("outputSchema" in tool) is json_form for tool in out["tools"])
-    for (name, _, starts), result in zip(CALLS, out["calls"], strict=True):
-        assert result["isError"] is starts.startswith("FILE_NOT_FOUND"), (name, result)
+    for (name, _, starts), answer in zip(CALLS, out["calls"], strict=True):
+        assert answer["isError"] is starts.startswith("FILE_NOT_FOUND"), (name, answer)
         if json_form:
-            assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+            assert json.loads(answer["content"][0]["text"]) == answer["structuredContent"]
         else:
-            assert "structuredContent" not in result and result["content"][0]["text"].startswith(starts), (name, result)
+            assert "structuredContent" not in answer and answer["content"][0]["text"].startswith(starts), (name, answer)
 
 
 def test_inspector_cli_calls_a_tool_in_the_default_form(node_dir: Path, grepapp: FakeGrepApp, demo: Any) -> None:
