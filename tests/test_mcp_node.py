@@ -227,7 +227,7 @@ CALLS: list[tuple[str, dict[str, Any], str]] = [  # tool, arguments, how the TEX
     ("read_file", {"target": DEMO, "path": "lib/a.js"}, "npm:demo@1.0.0 lib/a.js · JavaScript · lines 1-1 of 1\n"),
     ("grep_file", {"target": DEMO, "path": "lib/a.js", "pattern": "answer"}, "npm:demo@1.0.0 lib/a.js · 1 matching"),
     ("grep_repo", {"target": DEMO, "pattern": "answer"}, "npm:demo@1.0.0 · 1 matching line in 1 file"),
-    ("search_symbols", {"target": DEMO, "query": "answer"}, "npm:demo@1.0.0 · 1 definition of answer"),
+    ("search_symbols", {"target": DEMO, "query": "answer"}, "npm:demo@1.0.0 · 1 definition (exact match)\nlib/a.js:1:"),
     ("diff_versions", {"target": "npm:demo", "from_version": "0.9.0", "to_version": "1.0.0"},
      "npm:demo@0.9.0 -> npm:demo@1.0.0 · 1 file changed"),
     ("codesearch", {"query": "answer"}, "grep.app · 1 file, 1 snippet\n"),

@@ -196,7 +196,7 @@ CALLS: list[tuple[str, dict[str, Any], str]] = [  # tool, arguments, how the TEX
     ("grep_file", {"registry": "npm", "package_name": "demo", "version": "1.0.0", "path": "lib/a.js",
                    "pattern": "HELPER"}, "npm:demo@1.0.0 lib/a.js · 1 matching line of 2\n2:function helper()"),
     ("grep_repo", {"target": DEMO, "pattern": "helper"}, "npm:demo@1.0.0 · 2 matching lines in 2 files (2 searched)\n"),
-    ("search_symbols", {"target": DEMO, "query": "helper"}, "npm:demo@1.0.0 · 1 definition of helper (exact"),
+    ("search_symbols", {"target": DEMO, "query": "helper"}, "npm:demo@1.0.0 · 1 definition (exact match)\nlib/a.js:2:function:helper"),
     ("diff_versions", {"target": "npm:demo", "from_version": "0.9.0", "to_version": "1.0.0"},
      "npm:demo@0.9.0 -> npm:demo@1.0.0 · 1 file changed, +1 -1 (1 modified)\ndiff --git a/lib/a.js b/lib/a.js\n"),
     ("codesearch", {"query": "return 42"}, "grep.app · 1 file, 1 snippet\nhttps://github.com/acme/widgets/blob/"),

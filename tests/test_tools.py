@@ -117,7 +117,7 @@ def test_plain_list_is_bare_paths_and_verbose_is_the_text_answer():
     """Plain output is one path per line; --verbose adds the TEXT header (target, count, prefix)."""
     code, out, errout = cli("files", SPEC, "lib")
     assert (code, out, errout) == (0, "lib/a.js\nlib/b.ts\n", "")
-    assert cli("files", SPEC, "lib", "--verbose") == (0, "npm:demo@1.0.0 · 2 files under lib/\nlib/a.js\nlib/b.ts\n", "")
+    assert cli("files", SPEC, "lib", "--verbose") == (0, "npm:demo@1.0.0 · 2 files\nlib/a.js\nlib/b.ts\n", "")
 
 
 def test_prefix_is_literal_and_a_glob_gets_a_hint_on_stderr():

@@ -158,12 +158,8 @@ def text(result: dict[str, Any], words: Any = None) -> str:
     symlink's target and a file not stored are said beside it)."""
     from . import _answer
 
+    # The filter is the caller's own and every path shows it: not repeated here.
     header = f"{_answer.target_label(result['target'])} · {_answer.plural(result['totalFiles'], 'file')}"
-    given = result.get("filter", {})
-    if "pathPrefix" in given:
-        header += f" under {given['pathPrefix'].rstrip('/')}/"
-    if "glob" in given:
-        header += f" matching {' '.join(given['glob'])}"
     if result["hasMore"]:
         header += f" · first {len(result['files'])} shown"
     lines = _answer.notes(result, words)

@@ -204,25 +204,26 @@ def _line(item: dict[str, Any]) -> str:
 
 def text(result: dict[str, Any], words: Any = None) -> str:
     """The TEXT answer (SPEC §4.4): header with the counts and the page, notes, then one
-    ``path:line:kind:container.name  signature`` line per definition, its doc line indented."""
+    ``path:line:kind:container.name  signature`` line per definition."""
     from . import _answer
 
     total, page = result["totalResults"], result["results"]
-    header = (f"{_answer.target_label(result['target'])} · {_answer.plural(total, 'definition')} of "
-              f"{result['query']} ({result['matchMode']} match; {result['filesIndexed']} files indexed"
-              + (f", {result['filesSkipped']} unparsed" if result["filesSkipped"] else "") + ")")
+    # The query is the caller's own; files the index could not parse are worth knowing (a
+    # definition there is not found), the count of those it could is not.
+    header = (f"{_answer.target_label(result['target'])} · {_answer.plural(total, 'definition')} "
+              f"({result['matchMode']} match"
+              + (f"; {result['filesSkipped']} of {result['filesIndexed'] + result['filesSkipped']} files unparsed"
+                 if result["filesSkipped"] else "") + ")")
     if page and len(page) < total:
         # A page ends where the next cursor starts (``END-FINGERPRINT``), or at the last result.
         end = int(result["nextCursor"].split("-")[0]) if result.get("nextCursor") else total
         header += f" · {end - len(page) + 1}-{end} shown"
     if result.get("nextCursor"):
         header += _answer.more(f"cursor={result['nextCursor']}", words)
-    body = []
-    for item in page:
-        body.append(_line(item) + "\n")
-        if item.get("doc"):
-            body.append(f"    {item['doc']}\n")
-    return _answer.join(header, _answer.notes(result, words), "".join(body))
+    # The issue's notation, as plain output: a doc line would double the cost of an answer
+    # (read_file at the line shows it with the code; --json carries it). docs/decisions.md.
+    body = "".join(_line(item) + "\n" for item in page)
+    return _answer.join(header, _answer.notes(result, words), body)
 
 
 def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
