@@ -74,6 +74,10 @@ def _build_parser(command: str | None) -> Any:
         from .commands import cache as cache_command
 
         cache_command.configure(sub.add_parser("cache", help="list, locate, clear or prune the local cache"))
+    if command in (None, "skill"):
+        from .commands import skill
+
+        skill.configure(sub.add_parser("skill", help="print a SKILL.md that teaches an agent this CLI"))
     return parser
 
 
@@ -83,7 +87,7 @@ def _first_command(argv: list[str]) -> str | None:
     for arg in argv:
         if arg.startswith("-"):
             return None  # global option first (--help, --version): build the full parser
-        return arg if arg in COMMANDS or arg in ("mcp", "cache") else None
+        return arg if arg in COMMANDS or arg in ("mcp", "cache", "skill") else None
     return None
 
 
@@ -160,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
             from .commands import cache as cache_command
 
             return cache_command.run(ns)
+        if ns.command == "skill":
+            from .commands import skill
+
+            return skill.run(ns)
         return _run_tool(ns)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, and keep Python's exit-time
