@@ -177,6 +177,12 @@ _NEXT = {
     "NOT_FOUND": "check the name: it is not known upstream",
     "RATE_LIMITED": "wait, then call again",
     "TOO_LARGE": "narrow the request",
+    "INTEGRITY_ERROR": "do not trust this artifact: read another version, or report it to the registry",
+    "UNSAFE_ARCHIVE": "this release cannot be read safely: read another version",
+    "TLS_ERROR": "add the certificate authority named above, then call again",
+    "CONFIG_ERROR": "fix the setting named above, then call again",
+    "PROTOCOL_ERROR": "call again later; the upstream answered in a form codenav cannot read",
+    "INTERNAL": "a bug in codenav: call again, or report it with the server's log",
 }
 
 
