@@ -61,6 +61,15 @@ def for_cli(sentence: str) -> str:
                 out.append(_RANGE[word].format(value))
                 i = after
                 continue
+        if word == "cursor" and sentence.startswith("=", j):
+            # cursor=TOKEN (a header's `more:`) -> --cursor TOKEN; the token runs to a space,
+            # a comma or a closing parenthesis.
+            k = j + 1
+            while k < n and sentence[k] not in " ,;)\n":
+                k += 1
+            out.append(f"--cursor {sentence[j + 1:k]}")
+            i = k
+            continue
         out.append(CLI_WORDS.get(word, word))
         i = j
     return "".join(out)

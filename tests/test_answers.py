@@ -55,3 +55,16 @@ def test_every_tool_has_a_text_renderer_and_a_plain_one():
         module = tools.load(name)
         assert list(inspect.signature(module.text).parameters) == ["result", "words"], name
         assert list(inspect.signature(module.render).parameters) == ["result", "out", "err"], name
+
+
+@pytest.mark.parametrize("mcp,cli", [
+    (" · more: cursor=MQoyMDhk_-x", " · more: --cursor MQoyMDhk_-x"),
+    ("call again with cursor=12-0a1b2c3d for more, or narrow", "call again with --cursor 12-0a1b2c3d for more, or narrow"),
+    (" · more: start_line=787", " · more: --lines 787-"),
+    (" · more: read_file start_line=12", " · more: codenav read SPEC PATH --lines 12-"),
+    ("Continue with cursor=nextCursor (CLI: --cursor), or narrow", "Continue with --cursor nextCursor, or narrow"),
+])
+def test_the_more_clause_reads_as_a_flag_on_the_cli(mcp, cli):
+    """What a header's more: names is respelled as the flag a person types; MCP keeps the argument."""
+    assert words.for_cli(mcp) == cli
+    assert words.for_mcp(mcp) == mcp.replace(" (CLI: --cursor)", "")
