@@ -64,11 +64,20 @@ def _build_parser(command: str | None) -> Any:
         p.add_argument("--verbose", "-v", action="store_true", help="human-oriented output with headers and hints inline")
         p.set_defaults(_tool=name)
     if command in (None, "mcp"):
-        sub.add_parser("mcp", help="serve the tools over MCP (stdio, newline-delimited JSON-RPC)")
+        mcp = sub.add_parser("mcp", help="serve the tools over MCP (stdio, newline-delimited JSON-RPC)",
+                             description="Serve the tools over MCP on stdio. Answers are compact text for a "
+                                         "model; --json answers as `codenav <cmd> --json` does, with "
+                                         "structuredContent and outputSchema, for programs.")
+        mcp.add_argument("--json", action="store_true",
+                         help="answer with the JSON envelope in structuredContent and the text block")
     if command in (None, "cache"):
         from .commands import cache as cache_command
 
         cache_command.configure(sub.add_parser("cache", help="list, locate, clear or prune the local cache"))
+    if command in (None, "skill"):
+        from .commands import skill
+
+        skill.configure(sub.add_parser("skill", help="print a SKILL.md that teaches an agent this CLI"))
     return parser
 
 
@@ -78,7 +87,7 @@ def _first_command(argv: list[str]) -> str | None:
     for arg in argv:
         if arg.startswith("-"):
             return None  # global option first (--help, --version): build the full parser
-        return arg if arg in COMMANDS or arg in ("mcp", "cache") else None
+        return arg if arg in COMMANDS or arg in ("mcp", "cache", "skill") else None
     return None
 
 
@@ -150,11 +159,15 @@ def main(argv: list[str] | None = None) -> int:
         if ns.command == "mcp":
             from .mcp.server import serve
 
-            return serve()
+            return serve(json_answers=ns.json)
         if ns.command == "cache":
             from .commands import cache as cache_command
 
             return cache_command.run(ns)
+        if ns.command == "skill":
+            from .commands import skill
+
+            return skill.run(ns)
         return _run_tool(ns)
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, and keep Python's exit-time
@@ -195,9 +208,14 @@ def _run_tool(ns: Any) -> int:
         return _fail(internal(exc), ns, error_exit)
     if ns.json:
         sys.stdout.write(dumps(result) + "\n")
+    elif ns.verbose:
+        # The MCP TEXT answer in the CLI's words: its notes ride in it, none go to stderr.
+        from .words import for_cli
+
+        _write_utf8(module.text(result, for_cli))
     else:
         _notes(result, sys.stderr)
-        module.render(result, ns.verbose, sys.stdout, sys.stderr)
+        module.render(result, sys.stdout, sys.stderr)
         target = result.get("target")
         if isinstance(target, dict) and (target.get("yanked") or target.get("deprecated")):
             from .words import target_notes
@@ -206,6 +224,16 @@ def _run_tool(ns: Any) -> int:
                 sys.stderr.write(f"codenav: {note}\n")
     sys.stdout.flush()
     return module.exit_code(result)
+
+
+def _write_utf8(text: str) -> None:
+    """``text`` on stdout as UTF-8 whatever the locale: the bytes of the MCP TEXT answer."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8"))
 
 
 def _notes(result: dict[str, Any], err: Any) -> None:
@@ -237,6 +265,11 @@ def _fail(exc: CodenavError, ns: Any, error_exit: int) -> int:
         from .contract import dumps
 
         sys.stdout.write(dumps(exc.to_envelope()) + "\n")
+    elif ns.verbose:
+        from .words import error_text, for_cli  # the error TEXT, in the CLI's words (SPEC §4.4)
+
+        for line in error_text(exc.to_envelope(), for_cli).splitlines():
+            sys.stderr.write(f"codenav: {line}\n")
     else:
         from .words import error_lines  # the CLI's words for the envelope's (SPEC §4.3)
 

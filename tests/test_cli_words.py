@@ -49,7 +49,11 @@ def mcp_text(tool: str, args: dict) -> str:
     """The text block the MCP server's tools/call handler answers for one call."""
     from codenav.mcp import handlers
 
-    return handlers.call_tool({"name": tool, "arguments": args}, handlers.Session())["content"][0]["text"]
+    handlers.set_answer_form(json=True)  # the envelope, as `codenav mcp --json` answers
+    try:
+        return handlers.call_tool({"name": tool, "arguments": args}, handlers.Session())["content"][0]["text"]
+    finally:
+        handlers.set_answer_form(json=False)
 
 
 # --- item 5: plain grep is grep(1) --------------------------------------------------------------
@@ -177,8 +181,15 @@ def test_an_unknown_version_prints_the_nearest_versions_and_latest(registry):
         "codenav: nearest versions: 4.21.2, 4.21.1, 4.20.0, 4.19.0, 5.0.0; latest 4.21.2\n"
         "codenav: pick one of the versions above, or omit the version for latest\n")
     assert '"availableVersions":["4.21.2","4.21.1","4.20.0","4.19.0","5.0.0","3.0.0"]' in json_out
+    # --verbose prints the error TEXT in the CLI's words: the code first, every version.
     code, out, errout = cli("files", "npm:express@4.99.0", "--verbose")
-    assert (code, out) == (1, "") and "codenav: nearest versions: 4.21.2, 4.21.1," in errout
+    assert (code, out) == (1, "")
+    assert errout == ("codenav: VERSION_NOT_FOUND: npm package 'express' has no version or dist-tag '4.99.0'; "
+                      "latest is 4.21.2\n"
+                      "codenav: retry: will not help as is\n"
+                      "codenav: available versions: 4.21.2, 4.21.1, 4.20.0, 4.19.0, 5.0.0, 3.0.0\n"
+                      "codenav: latest: 4.21.2\n"
+                      "codenav: next: pick one of the versions above, or omit the version for latest\n")
 
 
 # --- item 4: the paths meant ---------------------------------------------------------------------

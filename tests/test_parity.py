@@ -25,10 +25,12 @@ GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT
 
 
 class McpSession:
-    """A raw newline-delimited JSON-RPC session with `python -m codenav mcp`."""
+    """A raw newline-delimited JSON-RPC session with `python -m codenav mcp --json` (``json_answers``
+    False: the default server, which answers with TEXT)."""
 
-    def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE,
+    def __init__(self, env: dict[str, str], *, json_answers: bool = True) -> None:
+        options = ["--json"] if json_answers else []
+        self.proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", *options], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
         self.next_id = 0
         reply = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
@@ -112,13 +114,50 @@ def world(tmp_path_factory):
                "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "gh").exists())}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         npm.tarball_delay = 0.0
-        session = McpSession(env)
-        yield {"env": env, "mcp": session, "npm": npm, "grep": grep, "repo": str(repo)}
+        session, text_session = McpSession(env), McpSession(env, json_answers=False)
+        yield {"env": env, "mcp": session, "text": text_session, "npm": npm, "grep": grep, "repo": str(repo)}
         session.close()
+        text_session.close()
 
 
 def check(world, tool: str, arguments: dict, argv: list[str], *, code: str | None = None) -> dict:
-    """Call both surfaces; assert byte parity, the error code and the schema; return the payload."""
+    """Call both surfaces; assert byte parity, the error code and the schema; return the payload.
+
+    `codenav mcp --json` is held to the envelope's parity; the default server to the TEXT
+    answer's (check_text)."""
+    payload = _check_json(world, tool, arguments, argv, code=code)
+    if "text" in world:  # a world with a default server beside the --json one
+        check_text(world, tool, arguments, argv, payload, code=code)
+    return payload
+
+
+def check_text(world, tool: str, arguments: dict, argv: list[str], payload: dict, *, code: str | None) -> None:
+    """The default server answers with TEXT only (no structuredContent): a success is exactly
+    `codenav <cmd> --verbose` stdout and the tool's renderer of the --json payload; an error is
+    the error TEXT of the same envelope, code first, and --verbose prints it in CLI words."""
+    from codenav import tools, words
+
+    result = world["text"].call(tool, arguments)
+    assert set(result) == {"content", "isError"} and result["isError"] is (code is not None)
+    assert [block["type"] for block in result["content"]] == ["text"]
+    text = result["content"][0]["text"]
+    proc = run_cli(*argv, "--verbose", env=world["env"])
+    if code is None:
+        assert text == tools.load(tool).text(payload) and "(CLI:" not in text
+        assert proc.stdout.decode("utf-8") == tools.load(tool).text(payload, words.for_cli)
+        if not any(w in text for w in ("start_line", "end_line", "path_prefix", "list_files", "read_file", "cursor=")):
+            assert proc.stdout.decode("utf-8") == text  # no word the CLI spells its own way: byte-equal
+        assert proc.stderr == b""
+    else:
+        assert text == words.error_text(payload) and text.startswith(code + ": ")
+        assert "(CLI:" not in text
+        assert proc.stdout == b""
+        assert proc.stderr.decode("utf-8") == "".join(
+            f"codenav: {line}\n" for line in words.error_text(payload, words.for_cli).splitlines())
+        assert proc.returncode == (2 if tool in ("grep_file", "grep_repo", "search_symbols", "codesearch") else 1)
+
+
+def _check_json(world, tool: str, arguments: dict, argv: list[str], *, code: str | None = None) -> dict:
     result = world["mcp"].call(tool, arguments)
     proc = run_cli(*argv, "--json", env=world["env"])
     text = result["content"][0]["text"]
@@ -131,7 +170,7 @@ def check(world, tool: str, arguments: dict, argv: list[str], *, code: str | Non
     else:
         contract.validator("error").validate(payload)
         assert payload["error"]["code"] == code
-        assert proc.returncode == (2 if tool in ("grep_file", "search_symbols", "codesearch") else 1)
+        assert proc.returncode == (2 if tool in ("grep_file", "grep_repo", "search_symbols", "codesearch") else 1)
     return payload
 
 
@@ -207,6 +246,18 @@ def test_read_file_parity(world, arguments, argv, code):
 def test_grep_file_parity(world, arguments, argv, code):
     """grep_file: matches, no match with the regex nudge, binary and errors are byte-identical."""
     check(world, "grep_file", arguments, argv, code=code)
+
+
+@pytest.mark.parametrize("arguments,argv,code", [
+    ({**DEMO, "pattern": "x"}, ["grep", "npm:demo@1.0.0", "x"], None),
+    ({**DEMO, "pattern": "quoted", "context": 1, "max_matches": 3},
+     ["grep", "npm:demo@1.0.0", "quoted", "-C", "1", "-m", "3"], None),
+    ({**DEMO, "pattern": r"\d+"}, ["grep", "npm:demo@1.0.0", r"\d+"], None),
+    ({**DEMO, "pattern": "(", "regex": True}, ["grep", "npm:demo@1.0.0", "(", "--regex"], "INVALID_ARGUMENT"),
+])
+def test_grep_repo_parity(world, arguments, argv, code):
+    """grep_repo: matches, a capped page with a cursor, no match and an error are byte-identical."""
+    check(world, "grep_repo", arguments, argv, code=code)
 
 
 CHANGED = {"registry": "npm", "package_name": "changed", "from_version": "1.0.0", "to_version": "2.0.0"}
@@ -310,3 +361,51 @@ def test_schema_validation_failure_is_an_error_envelope(world):
     assert error["code"] == "INVALID_ARGUMENT" and "start_line" in error["message"]
     assert error["details"]["field"] == "start_line"
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+
+
+@pytest.mark.parametrize("tool,seed,target", [
+    ("list_files", DEMO, {"target": "npm:demo@1.0.0"}),
+    ("read_file", {**DEMO, "path": "index.js", "start_line": 2}, {"target": "npm:demo@1.0.0", "path": "index.js",
+                                                                   "start_line": 2}),
+    ("grep_file", {**DEMO, "path": "index.js", "pattern": "x"}, {"target": "npm:demo@1.0.0", "path": "index.js",
+                                                                  "pattern": "x"}),
+    ("grep_repo", {**DEMO, "pattern": "module"}, {"target": "npm:demo@1.0.0", "pattern": "module"}),
+    ("search_symbols", {**DEMO, "query": "x"}, {"target": "npm:demo@1.0.0", "query": "x"}),
+    ("list_files", {"registry": "npm", "package_name": "demo", "version": "^1"}, {"target": "npm:demo@^1"}),
+    ("list_files", {**DEMO, "version": "9.9.9"}, {"target": "npm:demo@9.9.9"}),
+    ("diff_versions", CHANGED, {"target": "npm:changed", "from_version": "1.0.0", "to_version": "2.0.0"}),
+])
+def test_a_target_string_answers_exactly_as_the_seed_fields(world, tool, seed, target):
+    """`target` and the seed's fields give byte-identical answers in both forms, errors included."""
+    for session in (world["mcp"], world["text"]):
+        assert session.call(tool, target) == session.call(tool, seed)
+
+
+def test_a_git_target_string_answers_exactly_as_repo_url(world):
+    """git:URL and git:URL#REF equal repo_url (+ git_ref), on MCP and as the CLI's SPEC."""
+    repo = world["repo"]
+    for session in (world["mcp"], world["text"]):
+        assert session.call("list_files", {"target": f"git:{repo}"}) == session.call("list_files", {"repo_url": repo})
+        assert (session.call("list_files", {"target": f"git:{repo}#main"})
+                == session.call("list_files", {"repo_url": repo, "git_ref": "main"}))
+    by_spec = run_cli("files", f"git:{repo}#main", "--json", env=world["env"])
+    assert by_spec.returncode == 0
+    assert by_spec.stdout == run_cli("files", "--repo-url", repo, "--git-ref", "main", "--json", env=world["env"]).stdout
+
+
+@pytest.mark.parametrize("tool,arguments,message", [
+    ("list_files", {"target": "npm:demo@1.0.0", "registry": "npm"}, "give target or registry, not both"),
+    ("read_file", {"target": "npm:demo", "version": "1.0.0", "path": "a"}, "give target or version, not both"),
+    ("list_files", {"target": "github:owner/repo", "git_ref": "main"}, "give target or git_ref, not both"),
+    ("list_files", {"target": "left-pad"}, "not a package spec"),
+    ("list_files", {"target": "github:owner"}, "is not github:OWNER/NAME[@REF]"),
+    ("list_files", {"target": "git:#main"}, "is not git:URL[#REF]"),
+    ("diff_versions", {"target": "npm:changed@1.0.0", "to_version": "2.0.0"}, "give the versions as from_version"),
+])
+def test_a_bad_or_doubled_target_is_invalid_argument_on_target(world, tool, arguments, message):
+    """target beside the seed's fields, or a target string of no known form, is INVALID_ARGUMENT
+    naming target, before anything is fetched."""
+    result = world["mcp"].call(tool, arguments)
+    error = result["structuredContent"]["error"]
+    assert result["isError"] is True and error["code"] == "INVALID_ARGUMENT"
+    assert error["details"]["field"] == "target" and message in error["message"]

@@ -245,7 +245,7 @@ def test_concurrent_reads_of_different_members_both_succeed(pypi_big, tmp_path):
 def test_cli_json_equals_mcp_for_a_ranged_entry(pypi_big):
     """`codenav files --json` and `read --json` print exactly the MCP text payload of a ranged entry."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", "--json"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=env)
 
     def call(ident: int, method: str, params: dict) -> dict:

@@ -264,8 +264,12 @@ class Server:
                 self._lock.wait(left)
 
 
-def serve() -> int:
-    """Serve MCP on this process's stdin/stdout until EOF; the exit code (0)."""
+def serve(json_answers: bool = False) -> int:
+    """Serve MCP on this process's stdin/stdout until EOF; the exit code (0).
+
+    ``json_answers``: answer as ``codenav <cmd> --json`` (structuredContent, outputSchema)
+    instead of TEXT (SPEC §6.3); one form for the whole process, chosen by the host."""
+    handlers.set_answer_form(json=json_answers)
     from ..search.grep import keep_files_in_memory
     from ..search.symbols import keep_indexes_in_memory
 

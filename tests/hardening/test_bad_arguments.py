@@ -530,7 +530,7 @@ def _mcp_calls(rows: list[Row], env: dict[str, str]) -> tuple[dict[str, dict[str
                        "params": {"name": r.tool, "arguments": r.mcp}})
     # ensure_ascii keeps lone surrogates as \udcff escapes: JSON can carry them, UTF-8 cannot.
     wire = b"".join(json.dumps(f, ensure_ascii=True).encode("ascii") + b"\n" for f in frames)
-    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", "--json"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     stderr: list[bytes] = []

@@ -458,7 +458,7 @@ def run_session(frames: list[Frame], env: dict[str, str], base: Path) -> Session
     must = answers | (calls - cancelled)
     nulls = sum(1 for f in frames if f.expect == "null")
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", "--json"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env)
     assert proc.stdin and proc.stdout and proc.stderr
     got: set[tuple[str, Any]] = set()

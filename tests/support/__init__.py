@@ -1,0 +1,1 @@
+"""Helpers shared by tests and benchmarks (STYLE: never one test module importing another)."""
