@@ -31,10 +31,11 @@ class LockfileError(Exception):
 class Candidate:
     """One locked copy: its real name, version, lockfile key, tier and where it comes from."""
 
-    __slots__ = ("name", "version", "entry", "tier", "source", "ref", "alias", "marker")
+    __slots__ = ("name", "version", "entry", "tier", "source", "ref", "alias", "marker", "file")
 
     def __init__(self, name: str, version: str | None, entry: str, tier: int, source: str = REGISTRY,
-                 ref: str | None = None, alias: str | None = None, marker: object = None) -> None:
+                 ref: str | None = None, alias: str | None = None, marker: object = None,
+                 file: str | None = None) -> None:
         self.name = name          # the real package name (the alias target for an alias)
         self.version = version    # None when the lockfile records no version (git, link, ...)
         self.entry = entry        # the lockfile key, as the file spells it
@@ -43,10 +44,74 @@ class Candidate:
         self.ref = ref            # the git commit, or the local path
         self.alias = alias        # the installed name when it differs from the real name
         self.marker = marker      # Python only: a PEP 508 marker string, or a list (any of them)
+        self.file = file          # the file that states the version when it is not the lockfile
+                                  # itself (a parent POM, a member's go.mod): an absolute path
 
     def __repr__(self) -> str:
         return (f"Candidate({self.name!r}, {self.version!r}, {self.entry!r}, tier={self.tier}, "
                 f"source={self.source!r}, alias={self.alias!r})")
+
+
+class Context:
+    """Where the project is, for a reader, and what else the reader looked at.
+
+    ``lock_dir``: the directory of the lockfile being read; ``rel``: the start directory relative
+    to it ('.' when the same, '/'-separated); ``start``: the start directory; ``reads``: every
+    other file a reader read or looked for (the memo re-checks them: a file that appears counts
+    too); ``notes``: ``(folded name or None, warning)`` pairs — a warning about one package is
+    reported only with that package, one about the file (None) always.
+    """
+
+    __slots__ = ("lock_dir", "rel", "start", "reads", "notes")
+
+    def __init__(self, lock_dir: str, rel: str, start: str) -> None:
+        self.lock_dir, self.rel, self.start = lock_dir, rel, start
+        self.reads: list[str] = []
+        self.notes: list[tuple[str | None, str]] = []
+
+    def read(self, path: str) -> str | None:
+        """The text of a file beside the lockfile, or None when it is absent or unusable."""
+        self.reads.append(path)
+        from . import read_capped
+        try:
+            return read_capped(path)
+        except LockfileError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        self.reads.append(path)
+        try:
+            os.stat(path)
+            return True
+        except OSError:
+            return False
+
+    def find_up(self, fname: str, start: str | None = None) -> str | None:
+        """The nearest ``fname`` from ``start`` (default: the lockfile's directory) upwards,
+        within the project: the walk's limits apply (stop after a directory holding ``.git``,
+        before entering ``$HOME`` from below, at the filesystem root)."""
+        home = os.path.abspath(os.path.expanduser("~"))
+        d = os.path.abspath(start or self.lock_dir)
+        first = d
+        for _ in range(256):
+            if d == home and d != first:
+                return None
+            if self.exists(os.path.join(d, fname)):
+                return os.path.join(d, fname)
+            try:
+                os.lstat(os.path.join(d, ".git"))
+                return None
+            except OSError:
+                pass
+            parent = os.path.dirname(d)
+            if parent == d:
+                return None
+            d = parent
+        return None
+
+    def relative(self, path: str) -> str:
+        """``path`` relative to the lockfile's directory, '/'-separated."""
+        return os.path.relpath(path, self.lock_dir).replace(os.sep, "/")
 
 
 def split_name_spec(text: str) -> tuple[str, str]:
