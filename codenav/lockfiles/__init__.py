@@ -176,7 +176,7 @@ def _read_lockfiles(row, name, start, lock_dir, rows, present, env, warnings, re
     warnings.extend(hook(row, "notes")(present))
     rel = importer_path(start, lock_dir)
     for index, (fname, module, kind) in enumerate(rows):
-        ctx = Context(lock_dir, rel, start)
+        ctx = Context(os.path.join(lock_dir, fname), lock_dir, rel, start)
         candidates = read_one(row, fname, module, lock_dir, start, warnings, ctx, name)
         reads.extend(ctx.reads)
         if candidates is None:

@@ -55,17 +55,17 @@ class Candidate:
 class Context:
     """Where the project is, for a reader, and what else the reader looked at.
 
-    ``lock_dir``: the directory of the lockfile being read; ``rel``: the start directory relative
+    ``path``: the lockfile being read; ``lock_dir``: the directory where the walk found it; ``rel``: the start directory relative
     to it ('.' when the same, '/'-separated); ``start``: the start directory; ``reads``: every
     other file a reader read or looked for (the memo re-checks them: a file that appears counts
     too); ``notes``: ``(folded name or None, warning)`` pairs — a warning about one package is
     reported only with that package, one about the file (None) always.
     """
 
-    __slots__ = ("lock_dir", "rel", "start", "reads", "notes")
+    __slots__ = ("path", "lock_dir", "rel", "start", "reads", "notes")
 
-    def __init__(self, lock_dir: str, rel: str, start: str) -> None:
-        self.lock_dir, self.rel, self.start = lock_dir, rel, start
+    def __init__(self, path: str, lock_dir: str, rel: str, start: str) -> None:
+        self.path, self.lock_dir, self.rel, self.start = path, lock_dir, rel, start
         self.reads: list[str] = []
         self.notes: list[tuple[str | None, str]] = []
 
@@ -107,6 +107,19 @@ class Context:
             if parent == d:
                 return None
             d = parent
+        return None
+
+    def note(self, about: str | None, warning: str) -> None:
+        self.notes.append((about, warning))
+
+    def member_dir(self, manifest: str) -> str | None:
+        """The deepest directory from the start up to the lockfile's (excluded) holding ``manifest``."""
+        parts = [] if self.rel == "." else self.rel.split("/")
+        while parts:
+            d = os.path.join(self.lock_dir, *parts)
+            if self.exists(os.path.join(d, manifest)):
+                return d
+            parts.pop()
         return None
 
     def relative(self, path: str) -> str:
