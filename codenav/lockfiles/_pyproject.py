@@ -67,3 +67,18 @@ def direct_names(lock_dir: str, rel: str) -> tuple[set[str], set[str]]:
             return _names_of(read_toml(path)), root
         parts.pop()
     return root, root
+
+
+def every(packages: list, ctx, copy) -> list:
+    """Every package of a lockfile without a graph (Poetry, PDM, pylock): ``copy(pkg, name, tier)``
+    for each, the names the project's manifests declare at ``ROOT_DIRECT``."""
+    from ..registries.pypi import pep503
+    from ._common import ROOT_DIRECT, TRANSITIVE
+    mine, root = direct_names(ctx.lock_dir, ctx.rel)
+    direct = mine | root
+    out = []
+    for pkg in packages:
+        if isinstance(pkg, dict) and isinstance(pkg.get("name"), str):
+            name = pep503(pkg["name"])
+            out.append(copy(pkg, name, ROOT_DIRECT if name in direct else TRANSITIVE))
+    return out

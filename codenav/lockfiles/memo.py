@@ -87,8 +87,8 @@ def _memo_path(registry: str, name: str, start: str) -> str:
     return os.path.join(state_dir(), "lockfiles", short_hash(f"{registry}\t{name}\t{start}") + ".txt")
 
 
-def load(row, name: str, start: str, deps: list[str]):
-    """(the memoised answer or None, its warnings) when still valid; else None."""
+def _valid(row, name: str, start: str, deps: list[str]) -> list[str] | None:
+    """The memo's lines when it answers this query and no file it depends on changed."""
     try:
         with open(_memo_path(row.registry, name, start), encoding="utf-8") as f:
             lines = f.read().split("\n")
@@ -106,7 +106,40 @@ def load(row, name: str, start: str, deps: list[str]):
             size, mtime, path = (line[2:].split("\t", 2) + ["", ""])[:3]
             if _stamp(_unescape(path) or "") != f"{size}\t{mtime}":
                 return None
-    warnings = [_unescape(line[2:]) or "" for line in lines if line.startswith("w\t")]
+    return lines
+
+
+def _write(row, name: str, start: str, deps: list[str], reads, warnings: list[str], body: list[str]) -> None:
+    """Write a memo; a cache that cannot be written is not an error (the answer stands)."""
+    lines = [HEADER, _query(row, name, start)]
+    lines += [f"d\t{_stamp(p)}\t{_escape(p)}" for p in deps]
+    lines += [f"r\t{_stamp(p)}\t{_escape(p)}" for p in dict.fromkeys(reads)]
+    lines += ["w\t" + _escape(w) for w in warnings]
+    lines += body
+    path = _memo_path(row.registry, name, start)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _warnings(lines: list[str]) -> list[str]:
+    return [_unescape(line[2:]) or "" for line in lines if line.startswith("w\t")]
+
+
+def load(row, name: str, start: str, deps: list[str]):
+    """(the memoised answer or None, its warnings) when still valid; else None."""
+    lines = _valid(row, name, start, deps)
+    if lines is None:
+        return None
+    warnings = _warnings(lines)
     answer_lines = [line for line in lines if line.startswith(("a\t", "n"))]
     if len(answer_lines) != 1:
         return None
@@ -122,26 +155,44 @@ def load(row, name: str, start: str, deps: list[str]):
 
 def store(row, name: str, start: str, deps: list[str], answer: Locked | None,
           warnings: list[str], reads: list[str] = ()) -> None:
-    """Write the memo; a cache that cannot be written is not an error (the answer stands)."""
-    lines = [HEADER, _query(row, name, start)]
-    lines += [f"d\t{_stamp(p)}\t{_escape(p)}" for p in deps]
-    lines += [f"r\t{_stamp(p)}\t{_escape(p)}" for p in dict.fromkeys(reads)]
-    lines += ["w\t" + _escape(w) for w in warnings]
     if answer is None:
-        lines.append("n")
+        body = ["n"]
     else:
-        lines.append("a\t" + "\t".join(_escape(x) for x in (
+        body = ["a\t" + "\t".join(_escape(x) for x in (
             answer.name, answer.version, answer.kind, answer.file, answer.entry, answer.source,
-            answer.ref, ",".join(answer.other_versions), "\n".join(answer.warnings))))
-    path = _memo_path(row.registry, name, start)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+            answer.ref, ",".join(answer.other_versions), "\n".join(answer.warnings)))]
+    _write(row, name, start, deps, reads, warnings, body)
+
+
+# Every entry of a project's lockfile (``project.py``) is memoised under this name, which no
+# registry allows.
+EVERY = "\0every"
+_ENTRY_FIELDS = ("name", "version", "direct", "file", "entry", "kind", "source", "ref")
+
+
+def load_entries(row, start: str, deps: list[str]):
+    """(the memoised entries as field dicts, the lockfile read or None, warnings), or None."""
+    lines = _valid(row, EVERY, start, deps)
+    if lines is None:
+        return None
+    rows, used = [], None
+    for line in lines:
+        if line.startswith("e\t"):
+            fields = [_unescape(x) for x in line[2:].split("\t")]
+            if len(fields) != len(_ENTRY_FIELDS):
+                return None
+            item = dict(zip(_ENTRY_FIELDS, fields))
+            item["direct"] = item["direct"] == "1"
+            rows.append(item)
+        elif line.startswith("f\t"):
+            used = _unescape(line[2:])
+    return rows, used, _warnings(lines)
+
+
+def store_entries(row, start: str, deps: list[str], rows: list[dict], used: str | None,
+                  warnings: list[str], reads: list[str]) -> None:
+    body = [] if used is None else ["f\t" + _escape(used)]
+    for item in rows:
+        values = [("1" if item["direct"] else "0") if k == "direct" else item[k] for k in _ENTRY_FIELDS]
+        body.append("e\t" + "\t".join(_escape(v) for v in values))
+    _write(row, EVERY, start, deps, reads, warnings, body)
