@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import os
 
-from ._common import REGISTRY
+from ._common import DEFAULT_MAX_BYTES, REGISTRY, read_capped, version_key  # noqa: F401  (the public API)
 from .locked import Locked, reason_of
 
-DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+_version_key = version_key
 
 
 def find_locked(registry: str, name: str, start_dir: str, unused: list[str] | None = None) -> Locked | None:
@@ -69,41 +69,6 @@ def find_locked(registry: str, name: str, start_dir: str, unused: list[str] | No
 def _rel(path: str, start: str) -> str:
     rel = os.path.relpath(path, start)
     return rel.replace(os.sep, "/")
-
-
-def _max_bytes() -> int:
-    try:
-        return int(os.environ.get("CODENAV_MAX_LOCKFILE_BYTES", "")) or DEFAULT_MAX_BYTES
-    except ValueError:
-        return DEFAULT_MAX_BYTES
-
-
-def read_capped(path: str) -> str:
-    """The text of a lockfile, or ``LockfileError`` with the reason it cannot be used."""
-    from ._common import LockfileError, is_regular_file
-    limit = _max_bytes()
-    try:
-        if not is_regular_file(path):
-            raise LockfileError("not a regular file")
-        with open(path, "rb") as f:
-            size = os.fstat(f.fileno()).st_size
-            if size > limit:
-                raise LockfileError(f"larger than {_mib(limit)} (CODENAV_MAX_LOCKFILE_BYTES)")
-            data = f.read(limit + 1)
-    except IsADirectoryError:
-        raise LockfileError("a directory, not a file") from None
-    except OSError as e:
-        raise LockfileError(f"cannot be read ({reason_of(e)})") from None
-    if len(data) > limit:
-        raise LockfileError(f"larger than {_mib(limit)} (CODENAV_MAX_LOCKFILE_BYTES)")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise LockfileError("not UTF-8 text") from None
-
-
-def _mib(n: int) -> str:
-    return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
 def importer_path(start: str, lock_dir: str) -> str:
@@ -192,35 +157,6 @@ def _read_lockfiles(row, name, start, lock_dir, rows, present, env, warnings, re
     return None
 
 
-def _version_key(version: str | None) -> tuple:
-    """An ordering good enough to pick the highest of a few locked versions (npm or PEP 440)."""
-    if not version:
-        return ((-1,), 0, "")
-    v = version.lstrip("vV=")
-    release: list[int] = []
-    i = 0
-    while True:
-        j = i
-        while j < len(v) and v[j].isdigit():
-            j += 1
-        if j == i:
-            break
-        release.append(int(v[i:j]))
-        i = j
-        if v[i:i + 1] == "." and v[i + 1:i + 2].isdigit():
-            i += 1
-            continue
-        break
-    rest = v[i:].lstrip(".-_").lower()
-    while len(release) > 1 and release[-1] == 0:
-        release.pop()
-    if not rest or rest.startswith("+"):
-        return (tuple(release), 1, rest)
-    if rest.startswith(("post", "rev", "r")):
-        return (tuple(release), 2, rest)
-    return (tuple(release), 0, rest)  # a prerelease sorts before its release
-
-
 def choose(row, name: str, candidates, kind: str, file: str, env=None) -> Locked | None:
     """The winning candidate for ``name`` as a ``Locked`` (§2), or None if none matches."""
     from .ecosystems import hook
@@ -252,5 +188,3 @@ def choose(row, name: str, candidates, kind: str, file: str, env=None) -> Locked
         version = None
     return Locked(target, version, kind, file, pick.entry, others, warnings, pick.source, pick.ref)
 
-
-version_key = _version_key

@@ -24,6 +24,9 @@ ALIAS = 5           # an alias whose target is the requested name (legacy-ms -> 
 REGISTRY = "registry"
 
 
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+
 class LockfileError(Exception):
     """A lockfile that cannot be used; the message is one line a person understands."""
 
@@ -72,7 +75,6 @@ class Context:
     def read(self, path: str) -> str | None:
         """The text of a file beside the lockfile, or None when it is absent or unusable."""
         self.reads.append(path)
-        from . import read_capped
         try:
             return read_capped(path)
         except LockfileError:
@@ -204,3 +206,76 @@ def read_toml(path: str) -> dict:
         return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError):
         return {}
+
+
+def _max_bytes() -> int:
+    try:
+        return int(os.environ.get("CODENAV_MAX_LOCKFILE_BYTES", "")) or DEFAULT_MAX_BYTES
+    except ValueError:
+        return DEFAULT_MAX_BYTES
+
+
+def read_capped(path: str) -> str:
+    """The text of a lockfile, or ``LockfileError`` with the reason it cannot be used."""
+    limit = _max_bytes()
+    try:
+        if not is_regular_file(path):
+            raise LockfileError("not a regular file")
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                raise LockfileError(f"larger than {_mib(limit)} (CODENAV_MAX_LOCKFILE_BYTES)")
+            data = f.read(limit + 1)
+    except IsADirectoryError:
+        raise LockfileError("a directory, not a file") from None
+    except OSError as e:
+        raise LockfileError(f"cannot be read ({reason_of(e)})") from None
+    if len(data) > limit:
+        raise LockfileError(f"larger than {_mib(limit)} (CODENAV_MAX_LOCKFILE_BYTES)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise LockfileError("not UTF-8 text") from None
+
+
+def _mib(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n} bytes"
+
+
+def version_key(version: str | None) -> tuple:
+    """An ordering good enough to pick the highest of a few locked versions (npm or PEP 440)."""
+    if not version:
+        return ((-1,), 0, "")
+    v = version.lstrip("vV=")
+    release: list[int] = []
+    i = 0
+    while True:
+        j = i
+        while j < len(v) and v[j].isdigit():
+            j += 1
+        if j == i:
+            break
+        release.append(int(v[i:j]))
+        i = j
+        if v[i:i + 1] == "." and v[i + 1:i + 2].isdigit():
+            i += 1
+            continue
+        break
+    rest = v[i:].lstrip(".-_").lower()
+    while len(release) > 1 and release[-1] == 0:
+        release.pop()
+    if not rest or rest.startswith("+"):
+        return (tuple(release), 1, rest)
+    if rest.startswith(("post", "rev", "r")):
+        return (tuple(release), 2, rest)
+    return (tuple(release), 0, rest)  # a prerelease sorts before its release
+
+
+def reason_of(error: OSError) -> str:
+    import errno
+
+    if error.errno == errno.ELOOP:
+        return "a symlink loop"
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return error.strerror or "unreadable"

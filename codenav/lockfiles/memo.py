@@ -181,7 +181,7 @@ def load_entries(row, start: str, deps: list[str]):
             fields = [_unescape(x) for x in line[2:].split("\t")]
             if len(fields) != len(_ENTRY_FIELDS):
                 return None
-            item = dict(zip(_ENTRY_FIELDS, fields))
+            item = dict(zip(_ENTRY_FIELDS, fields, strict=True))
             item["direct"] = item["direct"] == "1"
             rows.append(item)
         elif line.startswith("f\t"):
