@@ -6,10 +6,10 @@ A row names, in the precedence of lockfiles.md §1.2:
   hold a ``/``: ``node_modules/.package-lock.json``), the module under ``codenav/lockfiles/``
   that reads it, and ``"lockfile"`` or ``"installed"`` (a hidden lockfile describes what is
   installed, so it ranks last and says so in ``versionSource.kind``);
-- ``patterns``: ``(prefix, suffix, dotted, module, kind)`` — files found by name (PEP 751's
+- ``patterns``: ``(prefix, suffix, dotted, module, kind, after)`` — files found by name (PEP 751's
   ``pylock.<name>.toml``, ``*.csproj``); ``dotted`` says whether the part between may hold a
-  ``.``. A match sorts right after the table's last ``files`` row read by the same module, else
-  last;
+  ``.``; a match sorts right after the ``files`` row named ``after`` (matches among themselves
+  by name);
 - ``detected``: files that only mark a project directory (``bun.lockb`` is binary, never read);
 - ``manifests``: the files beside a lockfile whose change can change an answer (the memo's
   dependencies, lockfiles.md §11), looked for in each directory from the start up to the lockfile's;
@@ -49,7 +49,7 @@ class Ecosystem:
 
     def matches(self, entry: str) -> tuple[str, str] | None:
         """``(module, kind)`` when a directory entry matches one of the row's patterns."""
-        for prefix, suffix, dotted, module, kind in self.patterns:
+        for prefix, suffix, dotted, module, kind, _ in self.patterns:
             middle = entry[len(prefix):len(entry) - len(suffix)]
             if entry.startswith(prefix) and entry.endswith(suffix) and middle and \
                     len(entry) > len(prefix) + len(suffix) and (dotted or "." not in middle) and \
@@ -62,10 +62,10 @@ class Ecosystem:
         for i, (f, _, _) in enumerate(self.files):
             if f == fname:
                 return float(i)
-        found = self.matches(fname)
-        module = found[0] if found else None
-        at = [i for i, (_, m, _) in enumerate(self.files) if m == module]
-        return (at[-1] if at else len(self.files)) + 0.5
+        for prefix, suffix, _, _, _, after in self.patterns:
+            if fname.startswith(prefix) and fname.endswith(suffix):
+                return next((i for i, (f, _, _) in enumerate(self.files) if f == after), len(self.files)) + 0.5
+        return float(len(self.files))
 
     def row(self, fname: str) -> tuple[str, str, str]:
         """``(file name, module, kind)`` of a present file."""
@@ -147,7 +147,7 @@ TABLE: dict[str, Ecosystem] = {
         ("pdm.lock", "pdm", "lockfile"),
         ("pylock.toml", "pylock", "lockfile"),
         ("Pipfile.lock", "pipfile", "lockfile"),
-    ), patterns=(("pylock.", ".toml", False, "pylock", "lockfile"),),
+    ), patterns=(("pylock.", ".toml", False, "pylock", "lockfile", "pylock.toml"),),
         manifests=("pyproject.toml", "Pipfile"), fold="pep503", hooks="python_project"),
     "crates": Ecosystem("crates", (("Cargo.lock", "cargo_lock", "lockfile"),),
                         manifests=("Cargo.toml",), fold="cargo"),
@@ -163,8 +163,8 @@ TABLE: dict[str, Ecosystem] = {
     "nuget": Ecosystem("nuget", (
         ("packages.lock.json", "nuget_lock", "lockfile"),
         ("Directory.Packages.props", "msbuild", "lockfile"),
-    ), patterns=(("", ".csproj", True, "msbuild", "lockfile"), ("", ".fsproj", True, "msbuild", "lockfile"),
-                 ("", ".vbproj", True, "msbuild", "lockfile")), fold="lower"),
+    ), patterns=tuple(("", suffix, True, "msbuild", "lockfile", "packages.lock.json")
+                      for suffix in (".csproj", ".fsproj", ".vbproj")), fold="lower"),
     "hex": Ecosystem("hex", (("mix.lock", "mix_lock", "lockfile"),), manifests=("mix.exs",), fold="lower"),
     "packagist": Ecosystem("packagist", (("composer.lock", "composer_lock", "lockfile"),),
                            manifests=("composer.json",), fold="lower"),

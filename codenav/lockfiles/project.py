@@ -36,7 +36,7 @@ class Dependency:
 
 
 class Locks:
-    """The answer: ``dependencies`` (table order, then name and version), the ``lockfiles`` read
+    """The answer: ``dependencies`` (table order, then name, case ignored, then version), the ``lockfiles`` read
     as ``(registry, file relative to the start)``, and one-line ``warnings``."""
 
     def __init__(self) -> None:
@@ -116,6 +116,6 @@ def _dedupe(registry: str, rows: list[dict]) -> list[Dependency]:
         if key not in best or (item["direct"] and not best[key]["direct"]):
             best[key] = item
     from ._common import version_key
-    ordered = sorted(best.values(), key=lambda d: (d["name"], version_key(d["version"])))
+    ordered = sorted(best.values(), key=lambda d: (d["name"].lower(), d["name"], version_key(d["version"])))
     return [Dependency(registry, d["name"], d["version"], d["direct"], d["file"], d["entry"], d["kind"])
             for d in ordered]
