@@ -82,3 +82,15 @@ def every(packages: list, ctx, copy) -> list:
             name = pep503(pkg["name"])
             out.append(copy(pkg, name, ROOT_DIRECT if name in direct else TRANSITIVE))
     return out
+
+
+def named(packages: list, name: str, rel: str, lock_dir: str, copy) -> list:
+    """The copies of ``name`` in a lockfile without a graph, at the tier the manifests give it:
+    the start directory's own project first, then the root's (lockfiles.md §2)."""
+    from ..registries.pypi import pep503
+    from ._common import CWD_DIRECT, ROOT_DIRECT, TRANSITIVE
+    mine, root = direct_names(lock_dir, rel)
+    tier = CWD_DIRECT if name in mine and mine is not root else \
+        ROOT_DIRECT if name in root or name in mine else TRANSITIVE
+    return [copy(pkg, name, tier) for pkg in packages
+            if isinstance(pkg, dict) and pep503(str(pkg.get("name", ""))) == name]

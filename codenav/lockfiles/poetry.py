@@ -10,8 +10,8 @@ come from pyproject.toml.
 from __future__ import annotations
 
 from . import _toml
-from ._common import CWD_DIRECT, REGISTRY, ROOT_DIRECT, TRANSITIVE, Candidate, LockfileError
-from ._pyproject import direct_names, every
+from ._common import REGISTRY, Candidate, LockfileError
+from ._pyproject import every, named
 
 
 def _packages(text: str) -> list:
@@ -22,13 +22,7 @@ def _packages(text: str) -> list:
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
-    from ..registries.pypi import pep503
-    packages = _packages(text)
-    mine, root = direct_names(lock_dir, rel)
-    tier = CWD_DIRECT if name in mine and rel != "." and mine is not root else \
-        ROOT_DIRECT if name in root or name in mine else TRANSITIVE
-    return [_copy(pkg, name, tier) for pkg in packages
-            if isinstance(pkg, dict) and pep503(str(pkg.get("name", ""))) == name]
+    return named(_packages(text), name, rel, lock_dir, _copy)
 
 
 def entries(text: str, ctx) -> list[Candidate]:
