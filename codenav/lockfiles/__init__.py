@@ -1,10 +1,11 @@
-"""The version a project locks for a package (issue 14 item 2; lockfiles.md).
+"""The version a project locks for a package (issues 14 and 23; lockfiles.md, docs/lockfiles.md).
 
 ``find_locked(registry, name, start_dir)`` walks up from ``start_dir`` to the nearest directory
 that holds a lockfile of that registry's ecosystem (§1.1: it stops after a directory holding
 ``.git``, before entering ``$HOME`` from below, at the filesystem root, and at a directory seen
-twice), reads the lockfiles there in the reference's order (§1.2), and falls back to the
-installed copy (§9). Among several locked copies it picks by the tiers of §2: the start
+twice), reads the lockfiles there in the order of the ecosystem's row of ``ecosystems.TABLE``
+(§1.2), and falls back to the installed copy (§9; npm and PyPI). ``project.locked_dependencies``
+lists every package a project locks, every ecosystem at once. Among several locked copies it picks by the tiers of §2: the start
 directory's importer's direct dependency, then the root's, the hoisted copy, another
 workspace's, a transitive copy, and last an alias whose target is the package.
 
@@ -15,9 +16,10 @@ Rules a caller can rely on:
 - A package locked as git, ``file:``, ``link:``, a workspace or a local path has no registry
   version: the answer then has ``version`` None, ``source`` saying which kind, ``ref`` the
   commit or path, and a warning. The caller must not fetch "latest" in its place.
-- A request by an alias's installed name (``legacy-ms`` for ``npm:ms@0.7.3``) resolves to the
-  real package: ``name`` is then the real name and a warning says so.
-- PyPI names compare after PEP 503 normalisation.
+- A request by an alias's installed name (``legacy-ms`` for ``npm:ms@0.7.3``), or by a Go
+  module that go.mod replaces by another, resolves to the real package: ``name`` is then the
+  real name and a warning says so.
+- Names compare as the row's ``fold`` says (PyPI: PEP 503; crates: case and ``-``/``_``).
 - A warm call reads a small memo (``memo.py``) instead of the lockfile: it imports neither
   ``json``, ``re`` nor ``tomllib``.
 """
