@@ -94,3 +94,13 @@ def named(packages: list, name: str, rel: str, lock_dir: str, copy) -> list:
         ROOT_DIRECT if name in root or name in mine else TRANSITIVE
     return [copy(pkg, name, tier) for pkg in packages
             if isinstance(pkg, dict) and pep503(str(pkg.get("name", ""))) == name]
+
+
+def tables(text: str, key: str) -> list:
+    """The ``[[key]]`` tables of a TOML lockfile (``package`` for Poetry and PDM, ``packages`` for pylock)."""
+    from . import _toml
+    from ._common import LockfileError
+    packages = _toml.loads(text).get(key)
+    if not isinstance(packages, list):
+        raise LockfileError(f"no [[{key}]] tables")
+    return packages

@@ -7,27 +7,19 @@
 
 from __future__ import annotations
 
-from . import _toml
-from ._common import REGISTRY, Candidate, LockfileError
-from ._pyproject import every, named
-
-
-def _packages(text: str) -> list:
-    packages = _toml.loads(text).get("package")
-    if not isinstance(packages, list):
-        raise LockfileError("no [[package]] tables")
-    return packages
+from ._common import REGISTRY, Candidate
+from ._pyproject import every, named, tables
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
-    out = named(_packages(text), name, rel, lock_dir, _copy)
+    out = named(tables(text, "package"), name, rel, lock_dir, _copy)
     # The plain entry names the copy better than its extras twin.
     out.sort(key=lambda c: "[" in c.entry)
     return out
 
 
 def entries(text: str, ctx) -> list[Candidate]:
-    return every(_packages(text), ctx, _copy)
+    return every(tables(text, "package"), ctx, _copy)
 
 
 def _copy(pkg: dict, name: str, tier: int) -> Candidate:

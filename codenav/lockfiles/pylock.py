@@ -8,24 +8,16 @@ dependency graph, so direct dependencies come from pyproject.toml.
 
 from __future__ import annotations
 
-from . import _toml
-from ._common import REGISTRY, Candidate, LockfileError
-from ._pyproject import every, named
-
-
-def _packages(text: str) -> list:
-    packages = _toml.loads(text).get("packages")
-    if not isinstance(packages, list):
-        raise LockfileError("no [[packages]] tables")
-    return packages
+from ._common import REGISTRY, Candidate
+from ._pyproject import every, named, tables
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
-    return named(_packages(text), name, rel, lock_dir, _copy)
+    return named(tables(text, "packages"), name, rel, lock_dir, _copy)
 
 
 def entries(text: str, ctx) -> list[Candidate]:
-    return every(_packages(text), ctx, _copy)
+    return every(tables(text, "packages"), ctx, _copy)
 
 
 def _copy(pkg: dict, name: str, tier: int) -> Candidate:
