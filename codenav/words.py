@@ -20,6 +20,7 @@ CLI_WORDS = {
     "codesearch": "codenav search",
     "codefetch": "codenav fetch",
     "path_prefix": "PATH_PREFIX",
+    "project_dir": "--project DIR",
     "package_name": "the NAME of SPEC",
     "repo_url": "--repo-url",
     "git_ref": "--git-ref",

@@ -710,6 +710,7 @@ def test_instructions_teach_the_text_answers_only_in_the_default_form(mcp: Mcp, 
 # (a host may show only those).
 FIRST_WORDS = {"list_files": "List the files", "read_file": "Read one file", "grep_file": "ONE file",
                "grep_repo": "EVERY file", "diff_versions": "Compare two versions", "search_symbols": "DEFINED",
+               "list_deps": "lockfiles pin",
                "codesearch": "public GitHub code", "codefetch": "github.com"}
 
 

@@ -76,6 +76,7 @@ CALLS: list[tuple[str, dict, list[str]]] = [
     ("search_symbols", {**TARGET, "query": "format"}, ["symbols", SPEC, "format"]),
     ("diff_versions", {"target": "npm:express", "from_version": "4.21.1", "to_version": "4.21.2"},
      ["diff", "npm:express", "4.21.1", "4.21.2"]),
+    ("list_deps", {"project_dir": "{project}", "all": True}, ["deps", "--project", "{project}", "--all"]),
     ("codesearch", {"query": "sofa.fetch(", "language": ["TypeScript"]},
      ["search", "sofa.fetch(", "--lang", "TypeScript"]),
     ("codefetch", {"repo": "expressjs/express", "path": "lib/response.js", "ref": "4.21.2", "start_line": 1,
@@ -102,7 +103,12 @@ def measured(tmp_path_factory) -> dict[str, list[tuple[int, int]]]:
         os.environ.update(env)
         try:
             out: dict[str, list[tuple[int, int]]] = {}
+            project = base / "project"  # a real npm lockfile, for list_deps
+            project.mkdir()
+            (project / "package-lock.json").write_bytes((DATA / "lockfiles" / "npm" / "package-lock.v3.json").read_bytes())
             for tool, arguments, argv in CALLS:
+                arguments = {k: str(project) if v == "{project}" else v for k, v in arguments.items()}
+                argv = [str(project) if word == "{project}" else word for word in argv]
                 answer = handlers.call_tool({"name": tool, "arguments": arguments}, handlers.Session())
                 assert answer["isError"] is False and "structuredContent" not in answer, answer
                 text = answer["content"][0]["text"]

@@ -46,7 +46,7 @@ _ABOUT = (
     "Name what to read with target: 'npm:express@4.21.2', 'npm:@types/node@^20', 'pypi:requests>=2.30,<2.32', "
     "'crates:serde@1', 'github:owner/repo@v1.2.0', 'git:https://host/repo.git#main' (or registry + package_name "
     "+ version, or repo_url + git_ref; never both). A version is exact, a range or a dist-tag; omitted, the "
-    "version the project's lockfile pins (project_dir), else the latest. A version or ref that does not exist "
+    "version the project's lockfile pins (project_dir; list_deps lists them), else the latest. A version or ref that does not exist "
     "is an error listing the nearest ones, never a silent substitute. Paths are exactly as list_files gives "
     "them. A target not cached yet is downloaded and indexed first: a retryable INDEXING error means call "
     "again.\n\n"

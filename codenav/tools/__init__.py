@@ -29,6 +29,7 @@ REGISTRY: dict[str, str] = {
     "grep_repo": "grep",
     "diff_versions": "diff",
     "search_symbols": "symbols",
+    "list_deps": "deps",
     "codesearch": "search",
     "codefetch": "fetch",
 }

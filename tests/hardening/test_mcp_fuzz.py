@@ -73,6 +73,7 @@ TOOL_ARGUMENTS: dict[str, list[dict[str, Any]]] = {
                    {"query": "slow down", "repo": "octo/"}],
     "codefetch": [{"repo": "octo/demo", "path": "src/app.py"}, {"url": BLOB, "start_line": 1, "end_line": 1},
                   {"repo": "octo/demo", "path": "nope.py", "ref": "main"}],
+    "list_deps": [{"all": True}, {"cursor": "0"}, {"project_dir": "sub"}],
 }
 SEPARATORS = "\u2028\u2029\u0085"
 CONTROLS = "".join(chr(c) for c in range(0x20) if c != 0x0A) + "\x7f"
