@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
-from .scanner import LITERAL, NAME, OPENERS, PUNCT, TYPE, VALUE, TokenScanner
+from .scanner import LITERAL, NAME, OPENERS, PUNCT, TIDY_TRAILING_COMMA, TYPE, VALUE, TokenScanner
 
 NL = 5  # tokens carry a sixth field: whether a line break comes before them
 
@@ -91,7 +91,7 @@ def _exported(name: str) -> bool:
 
 
 class _Scanner(TokenScanner):
-    drop_trailing_comma = True
+    tidy = TIDY_TRAILING_COMMA
 
     def __init__(self, path: str, text: str) -> None:
         super().__init__(path, text, *_tokenize(text))

@@ -37,6 +37,7 @@ from .scanner import (
     OPENERS,
     PUNCT,
     START,
+    TIDY_TRAILING_COMMA,
     TYPE,
     VALUE,
     TokenScanner,
@@ -144,7 +145,7 @@ def _plain(name: str) -> str:
 
 
 class _Scanner(TokenScanner):
-    drop_trailing_comma = True
+    tidy = TIDY_TRAILING_COMMA
 
     def __init__(self, path: str, text: str) -> None:
         super().__init__(path, text, *tokenize(text))

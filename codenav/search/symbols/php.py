@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import LITERAL, NAME, PUNCT, TYPE, TokenScanner, block_doc_line
+from .scanner import LITERAL, NAME, PUNCT, TIDY_TRAILING_COMMA, TYPE, TokenScanner, block_doc_line
 
 VARIABLE = "$"
 
@@ -90,7 +90,7 @@ def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
 
 class _Scanner(TokenScanner):
     doc_line = staticmethod(block_doc_line)
-    drop_trailing_comma = True
+    tidy = TIDY_TRAILING_COMMA
     openers = _OPENERS
 
     def __init__(self, path: str, text: str) -> None:

@@ -21,7 +21,18 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import LITERAL, NAME, OPENERS, PUNCT, TYPE, TokenScanner, cut, nested_comment_end, upper_name
+from .scanner import (
+    LITERAL,
+    NAME,
+    OPENERS,
+    PUNCT,
+    TIDY_TRAILING_COMMA,
+    TYPE,
+    TokenScanner,
+    cut,
+    nested_comment_end,
+    upper_name,
+)
 
 LIFETIME = "'"
 
@@ -97,7 +108,7 @@ def _doc_line(doc: str) -> str:
 
 
 class _Scanner(TokenScanner):
-    drop_trailing_comma = True
+    tidy = TIDY_TRAILING_COMMA
 
     def __init__(self, path: str, text: str) -> None:
         super().__init__(path, text, *_tokenize(text))

@@ -30,6 +30,9 @@ TYPE, VALUE, START, END, LINE = range(5)
 NAME, PUNCT, LITERAL = "n", "p", "l"
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = (")", "]", "}")
+TIDY = (("( ", "("), (" )", ")"))  # no space inside parentheses
+# Go, PHP, Rust, Kotlin and JavaScript write a trailing comma before ``)``; a signature reads better without it
+TIDY_TRAILING_COMMA = (*TIDY, (",)", ")"))
 
 
 def nested_comment_end(text: str, i: int) -> int:
@@ -171,8 +174,7 @@ def upper_name(name: str, edges: str = "_") -> bool:
 class TokenScanner:
     """A token list over ``text`` and the helpers every declaration scanner uses."""
 
-    # Go, PHP, Rust and Kotlin write a trailing comma before ``)``; a signature reads better without it
-    drop_trailing_comma = False
+    tidy = TIDY  # what a signature's folded text has replaced (in order)
     openers = OPENERS  # PHP adds ``#[`` (an attribute), closed by ``]``
 
     def __init__(self, path: str, text: str, toks: list[tuple], docs: dict[int, str]) -> None:
@@ -189,6 +191,9 @@ class TokenScanner:
 
     def val(self, i: int) -> str:
         return self.toks[i][VALUE] if 0 <= i < self.n else ""
+
+    def typ(self, i: int) -> str:
+        return self.toks[i][TYPE] if 0 <= i < self.n else ""
 
     def is_name(self, i: int) -> bool:
         return 0 <= i < self.n and self.toks[i][TYPE] == NAME
@@ -237,9 +242,9 @@ class TokenScanner:
         if start >= self.n:
             return ""
         raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split()).replace("( ", "(").replace(" )", ")")
-        if self.drop_trailing_comma:
-            text = text.replace(",)", ")")
+        text = " ".join(raw.split())
+        for old, new in self.tidy:
+            text = text.replace(old, new)
         return cut(text)
 
     def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
