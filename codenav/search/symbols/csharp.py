@@ -22,16 +22,19 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import LITERAL, NAME, PUNCT, TokenScanner, cut
+from .scanner import LITERAL, NAME, Lexer, TokenScanner, cut
 
 _TOKEN = re.compile(r"""
     (?P<nl>\n)
   | (?P<ws>[ \t\r\f\v\ufeff]+)
+  | (?P<pre>\#[^\n]*)
+  | (?P<str>(?:\$+@?|@\$*)?")
   | (?P<doc>///[^\n]*)
   | (?P<line>//[^\n]*)
   | (?P<block>/\*.*?(?:\*/|\Z))
   | (?P<char>'(?:[^'\\\n]|\\.)*'?)
-  | (?P<name>@?[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)
+  | (?P<verbatim>@[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)
+  | (?P<name>[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)
   | (?P<num>\.?\d[\w.]*)
   | (?P<punct>\?\?=?|\?\.|=>|::|->|<<=|>>=|&&|\|\||\+\+|--|==|!=|<=|>=|[-+*/%&|^]=|[{}()\[\];,<>=!&|+\-*/%^.:?~])
 """, re.VERBOSE | re.DOTALL)
@@ -43,59 +46,30 @@ _MODIFIERS = frozenset(("public", "protected", "private", "internal", "static", 
 _TYPE_KINDS = {"class": "class", "struct": "class", "record": "class", "interface": "interface", "enum": "enum"}
 
 
-def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
-    tokens: list[tuple] = []
-    docs: dict[int, str] = {}
-    doc: list[str] = []
-    line = 1
-    i = 0
-    n = len(text)
-    match = _TOKEN.match
-    line_start = True
-    while i < n:
-        ch = text[i]
-        if line_start and ch == "#":  # a preprocessor line (#region, #if …)
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if ch in '"@$':
-            opening = _STRING_START.match(text, i)
-            if opening:
-                end = _string_end(text, i, opening.group())
-                if doc:
-                    docs[len(tokens)] = "\n".join(doc)
-                    doc = []
-                tokens.append((LITERAL, text[i:end], i, end, line))
-                line += text.count("\n", i, end)
-                line_start = False
-                i = end
-                continue
-        m = match(text, i)
-        if m is None:
-            i += 1
-            continue
-        group, end = m.lastgroup, m.end()
-        if group == "nl":
-            line += 1
-            line_start = True
-        elif group == "ws":
-            pass
-        elif group == "doc":
-            doc.append(m.group()[3:])
-        elif group == "line":
-            pass
-        elif group == "block":
-            line += text.count("\n", i, end)
-        else:
-            if doc:
-                docs[len(tokens)] = "\n".join(doc)
-                doc = []
-            kind = NAME if group == "name" else PUNCT if group == "punct" else LITERAL
-            value = m.group()
-            tokens.append((kind, value[1:] if kind == NAME and value.startswith("@") else value, i, end, line))
-            line_start = False
-        i = end
-    return tokens, docs
+class _Lexer(Lexer):
+    pattern = _TOKEN
+    special = {"pre": "preprocessor", "str": "string", "doc": "doc_comment", "block": "comment",
+               "verbatim": "verbatim_name"}
+
+    def preprocessor(self, start: int, m: re.Match) -> int:
+        """A ``#`` first on its line starts a directive (#region, #if …), passed over; elsewhere it is stray."""
+        return m.end() if self.newline else start + 1
+
+    def string(self, start: int, m: re.Match) -> int:
+        end = _string_end(self.text, start, m.group())
+        self.add(LITERAL, start, end)
+        return end
+
+    def doc_comment(self, start: int, m: re.Match) -> int:
+        if self.doc is None:
+            self.doc = []
+        self.doc.append(m.group()[3:])
+        return m.end()
+
+    def verbatim_name(self, start: int, m: re.Match) -> int:
+        """``@class``: the name ``class``."""
+        self.add(NAME, start, m.end(), m.group()[1:])
+        return m.end()
 
 
 def _string_end(text: str, i: int, opening: str) -> int:
@@ -171,7 +145,8 @@ class _Scanner(TokenScanner):
     doc_line = staticmethod(_doc_line)
 
     def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text, *_tokenize(text))
+        lexer = _Lexer(text)
+        super().__init__(path, text, lexer.tokens, lexer.docs)
 
     def attributes(self, i: int) -> int:
         while self.val(i) == "[":

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
-from .scanner import LITERAL, NAME, OPENERS, PUNCT, TIDY_TRAILING_COMMA, TYPE, VALUE, TokenScanner
+from .scanner import LITERAL, NAME, OPENERS, PUNCT, TIDY_TRAILING_COMMA, TYPE, VALUE, Lexer, TokenScanner
 
 NL = 5  # tokens carry a sixth field: whether a line break comes before them
 
@@ -43,47 +43,39 @@ _KEYWORDS = frozenset(("break", "case", "chan", "const", "continue", "default", 
                        "return", "select", "struct", "switch", "type", "var"))
 
 
-def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
-    tokens: list[tuple] = []
-    docs: dict[int, str] = {}
-    comment: list[str] = []
-    comment_end = -1  # the line of the last // comment of the current run
-    line = 1
-    newline = True
-    i = 0
-    n = len(text)
-    match = _TOKEN.match
-    while i < n:
-        m = match(text, i)
-        if m is None:
-            i += 1
-            continue
-        group, end = m.lastgroup, m.end()
-        if group == "nl":
-            line += 1
-            newline = True
-        elif group == "ws":
-            pass
-        elif group == "line":
-            if comment and comment_end == line - 1 and newline:
-                comment.append(m.group()[2:])
-            else:
-                comment = [m.group()[2:]] if newline or not tokens else []
-            comment_end = line
-        elif group == "block":
-            line += text.count("\n", i, end)
-            newline = newline or "\n" in m.group()
-            comment = []
+class _Lexer(Lexer):
+    """Go's tokens; a run of ``//`` lines that starts its line and ends on the line before a token is its doc."""
+
+    pattern = _TOKEN
+    skip = frozenset(("ws",))
+    special = {"line": "line_comment", "block": "other_comment"}
+    newline_field = True
+
+    def __init__(self, text: str) -> None:
+        self.comment: list[str] = []  # the current run of // comments
+        self.comment_end = -1  # the line of its last comment
+        super().__init__(text)
+
+    def line_comment(self, start: int, m: re.Match) -> int:
+        body = m.group()[2:]
+        if self.comment and self.comment_end == self.line - 1 and self.newline:
+            self.comment.append(body)
         else:
-            kind = NAME if group == "name" else PUNCT if group == "punct" else LITERAL
-            if comment and comment_end == line - 1:
-                docs[len(tokens)] = "\n".join(comment)
-            comment = []
-            tokens.append((kind, m.group(), i, end, line, newline))
-            line += text.count("\n", i, end)
-            newline = False
-        i = end
-    return tokens, docs
+            self.comment = [body] if self.newline or not self.tokens else []
+        self.comment_end = self.line
+        self.doc = self.comment or None
+        return m.end()
+
+    def other_comment(self, start: int, m: re.Match) -> int:
+        self.comment = []  # a /* */ comment ends a run
+        self.doc = None
+        return self.passed(start, m.end())
+
+    def attach(self, index: int, line: int) -> None:
+        if self.comment_end == line - 1:
+            self.docs[index] = "\n".join(self.comment)
+        self.comment = []
+        self.doc = None
 
 
 def _exported(name: str) -> bool:
@@ -94,7 +86,8 @@ class _Scanner(TokenScanner):
     tidy = TIDY_TRAILING_COMMA
 
     def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text, *_tokenize(text))
+        lexer = _Lexer(text)
+        super().__init__(path, text, lexer.tokens, lexer.docs)
 
     def is_name(self, i: int) -> bool:
         return i < self.n and self.toks[i][TYPE] == NAME and self.toks[i][VALUE] not in _KEYWORDS

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import TokenScanner, block_doc_line, c_like_tokens, upper_name
+from .scanner import Lexer, TokenScanner, block_doc_line, upper_name
 
 _TOKEN = re.compile(r'''
     (?P<nl>\n)
@@ -41,8 +41,9 @@ _MODIFIERS = frozenset(("public", "protected", "private", "static", "final", "ab
 _TYPE_KINDS = {"class": "class", "record": "class", "interface": "interface", "enum": "enum"}
 
 
-def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
-    return c_like_tokens(text, _TOKEN)
+class _Lexer(Lexer):
+    pattern = _TOKEN
+    special = {"block": "javadoc"}
 
 
 def _doc_line(comment: str) -> str:
@@ -53,7 +54,8 @@ class _Scanner(TokenScanner):
     doc_line = staticmethod(_doc_line)
 
     def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text, *_tokenize(text))
+        lexer = _Lexer(text)
+        super().__init__(path, text, lexer.tokens, lexer.docs)
 
     def skip_angles(self, i: int) -> int:
         depth = 0

@@ -1,6 +1,6 @@
 """Kotlin definitions (.kt, .kts) at declaration level, by a tokenizer and a body scanner.
 
-The tokenizer (scanner.c_like_tokens with Kotlin's token pattern) knows strings with ``$name``
+The tokenizer (scanner.Lexer with Kotlin's token pattern) knows strings with ``$name``
 and ``${…}`` templates (a template is code: its own strings, braces and comments are scanned), raw strings (``\"\"\"…\"\"\"``, templates too),
 character literals, line comments, nested block comments (``/* /* */ */``) and backtick
 identifiers; a ``/** … */`` KDoc is kept for the declaration after it (its first line of text).
@@ -40,9 +40,9 @@ from .scanner import (
     TIDY_TRAILING_COMMA,
     TYPE,
     VALUE,
+    Lexer,
     TokenScanner,
     block_doc_line,
-    c_like_tokens,
     nested_comment_end,
 )
 
@@ -134,9 +134,21 @@ def _string_end(text: str, i: int) -> int:
     return min(i, n)
 
 
+class _Lexer(Lexer):
+    pattern = _TOKEN
+    kinds = {"name": NAME, "tick": NAME, "punct": PUNCT}
+    special = {"block": "nested_javadoc", "str": "string"}
+
+    def string(self, start: int, m: re.Match) -> int:
+        end = _string_end(self.text, start)
+        self.add(LITERAL, start, end)
+        return end
+
+
 def tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
     """The tokens of ``text`` (see scanner.py) and the KDoc comment before each documented token."""
-    return c_like_tokens(text, _TOKEN, {"block": nested_comment_end, "str": _string_end})
+    lexer = _Lexer(text)
+    return lexer.tokens, lexer.docs
 
 
 def _plain(name: str) -> str:

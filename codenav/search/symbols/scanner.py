@@ -11,10 +11,10 @@ records a ``Symbol``; ``block_doc_line`` and ``upper_name`` are the doc-comment 
 rules Java, Kotlin, PHP and Rust have in common; ``hash_delimited_end`` is the end of a Ruby or
 Elixir string, sigil or %-literal with its ``#{…}`` interpolations.
 
-The comment scanning two or more languages share lives here too: ``nested_comment_end`` (Rust
-and Kotlin nest ``/* */``) and ``c_like_tokens``, the token loop of a language whose only
-comments are ``//`` and ``/* */`` with ``/** */`` docs (Java, Kotlin), driven by the
-language's own token pattern.
+The token loop is here too: ``Lexer``, driven by each language's token pattern and the
+methods it names for comments and strings (Go, Rust, Java, Kotlin, C#, PHP, Elixir), with the
+``/** */`` doc comments of Java and Kotlin and ``nested_comment_end`` (Rust and Kotlin nest
+``/* */``).
 """
 
 from __future__ import annotations
@@ -51,48 +51,111 @@ def nested_comment_end(text: str, i: int) -> int:
             return i
 
 
-def c_like_tokens(text: str, pattern: re.Pattern,
-                  ends: dict[str, Callable[[str, int], int]] | None = None) -> tuple[list[tuple], dict[int, str]]:
-    """The tokens of ``text`` and the ``/** … */`` doc before each documented token.
+class Lexer:
+    """The token loop of the declaration-level languages: ``Lexer(text).tokens`` and ``.docs``.
 
-    ``pattern``'s groups: ``nl``, ``ws`` and ``line`` (a ``//`` comment) are passed over, ``block``
-    is a comment, ``name``/``tick`` are names, ``punct`` punctuation, any other group a literal.
-    ``ends`` gives, for a group whose match only opens it (a nested comment, a string with
-    templates), the function that finds where it ends.
+    A language declares its ``pattern`` (named groups: ``nl`` is a line break, the groups in
+    ``skip`` are passed over, any other group is a token whose type ``kinds`` gives, ``LITERAL``
+    when it is not there) and names in ``special`` the method that takes a group the pattern only
+    opens or that is not a plain token: comments (which keep ``doc`` for the next token), strings
+    with their own ending rules, tokens whose value is not their text. Such a method gets the
+    start and the match, may ``add`` tokens, count ``line`` and set ``newline``, and returns where
+    the scan goes on. A character the pattern does not match is passed over.
+
+    ``doc`` (a comment's text, or a list of lines joined on use) goes to the next token through
+    ``attach``; ``newline`` is whether a line break (in comments too) came since the last token,
+    and is the sixth field of each token when ``newline_field`` is set.
     """
-    tokens: list[tuple] = []
-    docs: dict[int, str] = {}
-    doc = None
-    line = 1
-    i = 0
-    n = len(text)
-    match = pattern.match
-    ends = ends or {}
-    while i < n:
-        m = match(text, i)
-        if m is None:
-            i += 1
-            continue
-        group, end = m.lastgroup, m.end()
-        if group in ends:
-            end = ends[group](text, i)
-        if group == "nl":
-            line += 1
-        elif group in ("ws", "line"):
-            pass
-        elif group == "block":
-            if text.startswith("/**", i) and end - i > 4:
-                doc = text[i:end]
-            line += text.count("\n", i, end)
-        else:
-            if doc is not None:
-                docs[len(tokens)] = doc
-                doc = None
-            kind = NAME if group in ("name", "tick") else PUNCT if group == "punct" else LITERAL
-            tokens.append((kind, text[i:end], i, end, line))
-            line += text.count("\n", i, end)
-        i = end
-    return tokens, docs
+
+    pattern: re.Pattern
+    kinds: dict[str, str] = {"name": NAME, "punct": PUNCT}
+    skip: frozenset[str] = frozenset(("ws", "line"))
+    special: dict[str, str] = {}
+    newline_field = False
+
+    def __init__(self, text: str, start: int = 0) -> None:
+        self.text = text
+        self.tokens: list[tuple] = []
+        self.docs: dict[int, str] = {}
+        self.doc: str | list[str] | None = None
+        self.line = 1 + text.count("\n", 0, start)
+        self.newline = True
+        self.scan(start)
+
+    def scan(self, i: int) -> None:
+        text = self.text
+        n = len(text)
+        match = self.pattern.match
+        tokens, kinds, skip, special, six = self.tokens, self.kinds, self.skip, self.special, self.newline_field
+        line, newline = self.line, self.newline
+        while i < n:
+            m = match(text, i)
+            if m is None:
+                i += 1
+                continue
+            group, end = m.lastgroup, m.end()
+            if group == "nl":
+                line += 1
+                newline = True
+            elif group in skip:
+                pass
+            elif group in special:
+                self.line, self.newline = line, newline
+                end = getattr(self, special[group])(i, m)
+                line, newline = self.line, self.newline
+            else:
+                if self.doc is not None:
+                    self.attach(len(tokens), line)
+                value = text[i:end]
+                kind = kinds.get(group, LITERAL)
+                tokens.append((kind, value, i, end, line, newline) if six else (kind, value, i, end, line))
+                line += value.count("\n")
+                newline = False
+            i = end
+        self.line, self.newline = line, newline
+
+    def attach(self, index: int, line: int) -> None:
+        """Give the waiting ``doc`` to token ``index`` (on ``line``)."""
+        doc = self.doc
+        self.docs[index] = doc if isinstance(doc, str) else "\n".join(doc)
+        self.doc = None
+
+    def add(self, kind: str, start: int, end: int, value: str | None = None) -> None:
+        """Append the token ``text[start:end]`` (its value ``value`` when given), as the loop does."""
+        if self.doc is not None:
+            self.attach(len(self.tokens), self.line)
+        if value is None:
+            value = self.text[start:end]
+        line = self.line
+        self.tokens.append((kind, value, start, end, line, self.newline) if self.newline_field
+                           else (kind, value, start, end, line))
+        self.line = line + self.text.count("\n", start, end)
+        self.newline = False
+
+    def passed(self, start: int, end: int) -> int:
+        """Pass over ``text[start:end]`` (a comment), counting its lines; returns ``end``."""
+        breaks = self.text.count("\n", start, end)
+        if breaks:
+            self.line += breaks
+            self.newline = True
+        return end
+
+    def comment(self, start: int, m: re.Match) -> int:
+        """A comment matched whole, passed over (its lines counted)."""
+        return self.passed(start, m.end())
+
+    def javadoc(self, start: int, m: re.Match) -> int:
+        """A ``/* … */`` comment matched whole: a ``/** … */`` one is the doc of the next token."""
+        return self.block_comment(start, m.end())
+
+    def nested_javadoc(self, start: int, m: re.Match) -> int:
+        """``javadoc`` for a comment the pattern only opens, whose ``/* */`` nest (Kotlin, Rust)."""
+        return self.block_comment(start, nested_comment_end(self.text, start))
+
+    def block_comment(self, start: int, end: int) -> int:
+        if self.text.startswith("/**", start) and end - start > 4:
+            self.doc = self.text[start:end]
+        return self.passed(start, end)
 
 
 def hash_delimited_end(text: str, j: int, opener: str, closer: str, interpolate: bool = True,
