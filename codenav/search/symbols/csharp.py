@@ -143,10 +143,7 @@ def _doc_line(doc: str) -> str:
 
 class _Scanner(TokenScanner):
     doc_line = staticmethod(_doc_line)
-
-    def __init__(self, path: str, text: str) -> None:
-        lexer = _Lexer(text)
-        super().__init__(path, text, lexer.tokens, lexer.docs)
+    lexer = _Lexer
 
     def attributes(self, i: int) -> int:
         while self.val(i) == "[":

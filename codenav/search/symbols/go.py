@@ -84,10 +84,7 @@ def _exported(name: str) -> bool:
 
 class _Scanner(TokenScanner):
     tidy = TIDY_TRAILING_COMMA
-
-    def __init__(self, path: str, text: str) -> None:
-        lexer = _Lexer(text)
-        super().__init__(path, text, lexer.tokens, lexer.docs)
+    lexer = _Lexer
 
     def is_name(self, i: int) -> bool:
         return i < self.n and self.toks[i][TYPE] == NAME and self.toks[i][VALUE] not in _KEYWORDS

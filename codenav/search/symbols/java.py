@@ -52,10 +52,7 @@ def _doc_line(comment: str) -> str:
 
 class _Scanner(TokenScanner):
     doc_line = staticmethod(_doc_line)
-
-    def __init__(self, path: str, text: str) -> None:
-        lexer = _Lexer(text)
-        super().__init__(path, text, lexer.tokens, lexer.docs)
+    lexer = _Lexer
 
     def skip_angles(self, i: int) -> int:
         depth = 0

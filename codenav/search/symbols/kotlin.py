@@ -158,9 +158,7 @@ def _plain(name: str) -> str:
 
 class _Scanner(TokenScanner):
     tidy = TIDY_TRAILING_COMMA
-
-    def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text, *tokenize(text))
+    lexer = _Lexer
 
     def new_line(self, i: int) -> bool:
         """Whether token ``i`` starts a line (after token ``i - 1``; only a literal spans lines)."""

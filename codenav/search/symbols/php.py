@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import LITERAL, NAME, PUNCT, TIDY_TRAILING_COMMA, TYPE, Lexer, TokenScanner, block_doc_line
+from .scanner import LITERAL, NAME, PUNCT, TIDY_TRAILING_COMMA, Lexer, TokenScanner, block_doc_line
 
 VARIABLE = "$"
 
@@ -80,13 +80,7 @@ class _Scanner(TokenScanner):
     doc_line = staticmethod(block_doc_line)
     tidy = TIDY_TRAILING_COMMA
     openers = _OPENERS
-
-    def __init__(self, path: str, text: str) -> None:
-        lexer = _Lexer(text)
-        super().__init__(path, text, lexer.tokens, lexer.docs)
-
-    def typ(self, i: int) -> str:
-        return self.toks[i][TYPE] if i < self.n else ""
+    lexer = _Lexer
 
     def skip_attributes(self, i: int) -> int:
         while self.val(i) == "#[":

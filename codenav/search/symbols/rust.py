@@ -95,10 +95,7 @@ def _doc_line(doc: str) -> str:
 
 class _Scanner(TokenScanner):
     tidy = TIDY_TRAILING_COMMA
-
-    def __init__(self, path: str, text: str) -> None:
-        lexer = _Lexer(text)
-        super().__init__(path, text, lexer.tokens, lexer.docs)
+    lexer = _Lexer
 
     def header_end(self, i: int) -> int:
         """The index of the ``{`` or ``;`` ending an item header at ``i`` (brackets skipped)."""

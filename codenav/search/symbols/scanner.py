@@ -239,12 +239,17 @@ class TokenScanner:
 
     tidy = TIDY  # what a signature's folded text has replaced (in order)
     openers = OPENERS  # PHP adds ``#[`` (an attribute), closed by ``]``
+    lexer: type[Lexer]  # the language's token loop, when the tokens are not given
 
-    def __init__(self, path: str, text: str, toks: list[tuple], docs: dict[int, str]) -> None:
+    def __init__(self, path: str, text: str, toks: list[tuple] | None = None,
+                 docs: dict[int, str] | None = None) -> None:
+        if toks is None:
+            lexer = self.lexer(text)
+            toks, docs = lexer.tokens, lexer.docs
         self.path = path
         self.text = text
         self.toks = toks
-        self.docs = docs
+        self.docs = docs if docs is not None else {}
         self.n = len(toks)
         self.symbols: list[Symbol] = []
 
