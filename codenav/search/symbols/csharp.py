@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import LITERAL, NAME, Lexer, TokenScanner, cut
+from .scanner import LITERAL, NAME, Lexer, TokenScanner, code_end, cut
 
 _TOKEN = re.compile(r"""
     (?P<nl>\n)
@@ -101,35 +101,23 @@ def _string_end(text: str, i: int, opening: str) -> int:
             if text.startswith("{{", j):
                 j += 2
                 continue
-            j = _hole_end(text, j + 1)
+            j = code_end(text, j + 1, _literal_end)
             continue
         j += 1
     return n
 
 
-def _hole_end(text: str, j: int) -> int:
-    """The index after the ``}`` closing an interpolation hole whose code starts at ``j``."""
-    depth = 0
-    n = len(text)
-    while j < n:
-        ch = text[j]
-        if ch in '"@$':
-            opening = _STRING_START.match(text, j)
-            if opening:
-                j = _string_end(text, j, opening.group())
-                continue
-        if ch == "'":
-            close = _CHAR_LITERAL.match(text, j)
-            j = close.end() if close else j + 1
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            if depth == 0:
-                return j + 1
-            depth -= 1
-        j += 1
-    return n
+def _literal_end(text: str, j: int) -> int | None:
+    """The end of the string or character literal opening at ``j`` (in an interpolation hole), or None."""
+    ch = text[j]
+    if ch in '"@$':
+        opening = _STRING_START.match(text, j)
+        if opening:
+            return _string_end(text, j, opening.group())
+    if ch == "'":
+        close = _CHAR_LITERAL.match(text, j)
+        return close.end() if close else j + 1
+    return None
 
 
 def _doc_line(doc: str) -> str:

@@ -20,7 +20,18 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
-from .scanner import END, LITERAL, NAME, PUNCT, START, Lexer, TokenScanner, cut, hash_delimited_end
+from .scanner import (
+    END,
+    LITERAL,
+    NAME,
+    PUNCT,
+    START,
+    Lexer,
+    TokenScanner,
+    cut,
+    first_line,
+    hash_delimited_end,
+)
 
 KEY, ATTR = "k", "@"  # token types of a keyword key (``do:``) and a module attribute (``@doc``)
 
@@ -82,12 +93,7 @@ class _Lexer(Lexer):
 def _doc_line(literal: str) -> str:
     body = literal.lstrip("~").lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") if literal[:1] == "~" \
         else literal  # ``~S\"\"\"…\"\"\"``: the sigil's letter goes first
-    body = body.strip("\"'")
-    for line in body.split("\n"):
-        line = line.strip()
-        if line:
-            return cut(line)
-    return ""
+    return first_line(body.strip("\"'"))
 
 
 class _Scanner(TokenScanner):

@@ -118,14 +118,13 @@ class _Scanner(TokenScanner):
             i += 1
         return i
 
+    def doc_line(self, doc: str) -> str:
+        return next((part.strip() for part in doc.split("\n") if part.strip()), "")[:SIGNATURE_CHARS]
+
     def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
              signature: str, doc_at: int) -> Symbol:
-        doc = self.docs.get(doc_at, "")
-        first = next((part.strip() for part in doc.split("\n") if part.strip()), "")
-        symbol = Symbol(name, kind, self.path, self.line(name_at), self.line(end_tok) if end_tok is not None else None,
-                        container, signature, first[:SIGNATURE_CHARS], _exported(name))
-        self.symbols.append(symbol)
-        return symbol
+        """Go says what is exported by the name alone."""
+        return super().emit(name, kind, start, name_at, end_tok, container, _exported(name), signature, doc_at)
 
     def run(self) -> list[Symbol]:
         i = 0
@@ -201,13 +200,7 @@ class _Scanner(TokenScanner):
     def spec(self, i: int, keyword: str, start: int, doc_at: int) -> int:
         if keyword == "type":
             return self.type_spec(i, start, doc_at)
-        names = []
-        j = i
-        while self.is_name(j):
-            names.append(j)
-            if self.val(j + 1) != ",":
-                break
-            j += 2
+        names = self.name_list(i)
         if not names:
             return self.spec_end(i)
         after = names[-1] + 1
@@ -257,13 +250,7 @@ class _Scanner(TokenScanner):
                 if self.is_name(i) and self.val(i + 1) == "(":
                     self.emit(self.val(i), "method", i, i, end - 1, container, self.signature(i, end), i)
             else:
-                names = []
-                j = i
-                while self.is_name(j):
-                    names.append(j)
-                    if self.val(j + 1) != ",":
-                        break
-                    j += 2
+                names = self.name_list(i)
                 typed = names and names[-1] + 1 < end and self.val(names[-1] + 1) not in (".",) \
                     and self.toks[names[-1] + 1][TYPE] != LITERAL
                 if typed:

@@ -72,15 +72,6 @@ class _Scanner(TokenScanner):
             i += 1
         return i
 
-    def annotations(self, i: int) -> int:
-        while self.val(i) == "@" and self.is_name(i + 1) and self.val(i + 1) != "interface":
-            i += 2
-            while self.val(i) == "." and self.is_name(i + 1):
-                i += 2
-            if self.val(i) == "(":
-                i = self.skip_balanced(i)
-        return i
-
     def modifiers(self, i: int) -> tuple[int, set[str]]:
         found: set[str] = set()
         while True:

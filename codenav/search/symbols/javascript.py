@@ -98,7 +98,7 @@ class _Scanner(Classes, Exports):
 
     def statement(self, i: int, container: str, ambient: bool) -> int:
         doc_at = i
-        i = self.skip_decorators(i)
+        i = self.annotations(i)
         start = i
         exported = default = False
         declare = ambient
@@ -118,7 +118,7 @@ class _Scanner(Classes, Exports):
                 return self.skip_statement(i)
             exported = True
             i += 1
-            i = self.skip_decorators(i)
+            i = self.annotations(i)
             if self.val(i) == "default":
                 default = True
                 i += 1

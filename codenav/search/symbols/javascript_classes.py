@@ -54,7 +54,7 @@ class Classes(Reader):
                 i += 1
                 continue
             doc_at = i
-            i = self.skip_decorators(i)
+            i = self.annotations(i)
             start = i
             private = kind_property = False
             while (self.val(i) in _MEMBER_MODIFIERS and self.typ(i) == NAME

@@ -396,13 +396,3 @@ class Reader(TokenScanner):
                 expect = kind == NAME and value in _TYPE_OPERATORS
             i += 1
         return i
-
-    def skip_decorators(self, i: int) -> int:
-        while self.val(i) == "@" and self.is_name(i + 1):
-            i += 2
-            while self.val(i) == "." and self.is_name(i + 1):
-                i += 2
-            if self.val(i) == "(":
-                i = self.skip_balanced(i)
-        return i
-

@@ -30,7 +30,7 @@ from .scanner import (
     TYPE,
     Lexer,
     TokenScanner,
-    cut,
+    first_line,
     nested_comment_end,
     upper_name,
 )
@@ -83,19 +83,10 @@ class _Lexer(Lexer):
         return end
 
 
-def _doc_line(doc: str) -> str:
-    for line in doc.split("\n"):
-        line = line.strip()
-        if line:
-            return cut(line)
-    return ""
-
-
-
-
 class _Scanner(TokenScanner):
     tidy = TIDY_TRAILING_COMMA
     lexer = _Lexer
+    doc_line = staticmethod(first_line)
 
     def header_end(self, i: int) -> int:
         """The index of the ``{`` or ``;`` ending an item header at ``i`` (brackets skipped)."""
@@ -116,15 +107,6 @@ class _Scanner(TokenScanner):
         if self.val(end) == "{":
             return self.skip_balanced(end)
         return end + 1 if self.val(end) == ";" else end
-
-    def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
-             exported: bool | None, signature: str, doc_at: int) -> Symbol:
-        doc = self.docs.get(doc_at, "")
-        symbol = Symbol(name, kind, self.path, self.line(name_at),
-                        self.line(end_tok) if end_tok is not None else None, container, signature,
-                        _doc_line(doc) if doc else "", exported)
-        self.symbols.append(symbol)
-        return symbol
 
     def items(self, i: int, container: str, scope: str, scope_exported: bool | None) -> int:
         """Items from ``i`` up to the ``}`` closing the block (``scope``: file, mod, impl, trait, trait-impl)."""

@@ -190,13 +190,26 @@ def hash_delimited_end(text: str, j: int, opener: str, closer: str, interpolate:
 
 def _interpolation_end(text: str, j: int, quotes: str, plain: str) -> int:
     """The index after the ``}`` closing a ``#{`` whose code starts at ``j``."""
+
+    def literal_end(text: str, j: int) -> int | None:
+        ch = text[j]
+        return hash_delimited_end(text, j + 1, ch, ch, ch not in plain, quotes, plain) if ch in quotes else None
+
+    return code_end(text, j, literal_end)
+
+
+def code_end(text: str, j: int, literal_end: Callable[[str, int], int | None]) -> int:
+    """The index after the ``}`` closing code that starts at ``j`` (an interpolation), its braces
+    nested; ``literal_end(text, j)`` is the end of a string or character literal opening at ``j``,
+    or None. Unclosed code runs to the end."""
     n = len(text)
     depth = 0
     while j < n:
-        ch = text[j]
-        if ch in quotes:
-            j = hash_delimited_end(text, j + 1, ch, ch, ch not in plain, quotes, plain)
+        end = literal_end(text, j)
+        if end is not None:
+            j = end
             continue
+        ch = text[j]
         if ch == "{":
             depth += 1
         elif ch == "}":
@@ -210,6 +223,15 @@ def _interpolation_end(text: str, j: int, quotes: str, plain: str) -> int:
 def cut(text: str) -> str:
     """``text`` if it fits ``SIGNATURE_CHARS``, else its start and an ellipsis."""
     return text if len(text) <= SIGNATURE_CHARS else text[: SIGNATURE_CHARS - 1] + "…"
+
+
+def first_line(text: str) -> str:
+    """The first line of ``text`` that is not blank, stripped and cut."""
+    for line in text.split("\n"):
+        line = line.strip()
+        if line:
+            return cut(line)
+    return ""
 
 
 def block_doc_line(comment: str, clean: Callable[[str], str] | None = None) -> str:
@@ -289,6 +311,26 @@ class TokenScanner:
                     if not stack:
                         return i + 1
             i += 1
+        return i
+
+    def name_list(self, i: int) -> list[int]:
+        """The indexes of the names of ``a, b, c`` at ``i`` (none when ``i`` is not a name)."""
+        names = []
+        while self.is_name(i):
+            names.append(i)
+            if self.val(i + 1) != ",":
+                break
+            i += 2
+        return names
+
+    def annotations(self, i: int) -> int:
+        """The index after the annotations (decorators) ``@a.b(…)`` at ``i`` (``@interface`` is a keyword)."""
+        while self.val(i) == "@" and self.is_name(i + 1) and self.val(i + 1) != "interface":
+            i += 2
+            while self.val(i) == "." and self.is_name(i + 1):
+                i += 2
+            if self.val(i) == "(":
+                i = self.skip_balanced(i)
         return i
 
     def until(self, i: int, stops: tuple[str, ...]) -> int:
