@@ -167,13 +167,8 @@ class _Scanner(TokenScanner):
         """Namespace members (``type_name`` empty) or type members from ``i`` up to the closing ``}``."""
         if keyword == "enum":
             return self.enum_members(i, container, bool(exported_scope))
-        while i < self.n:
+        while (i := self.next_member(i)) < self.n and self.val(i) != "}":
             value = self.val(i)
-            if value == "}":
-                return i
-            if value == ";":
-                i += 1
-                continue
             doc_at = i
             i = self.attributes(i)
             start = i

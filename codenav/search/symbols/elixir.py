@@ -19,16 +19,13 @@ from __future__ import annotations
 
 import re
 
-from .model import SIGNATURE_CHARS, Symbol
+from .model import Symbol
 from .scanner import (
-    END,
     LITERAL,
     NAME,
     PUNCT,
-    START,
     Lexer,
     TokenScanner,
-    cut,
     first_line,
     hash_delimited_end,
 )
@@ -98,6 +95,7 @@ def _doc_line(literal: str) -> str:
 
 class _Scanner(TokenScanner):
     lexer = _Lexer
+    trailing = ","
 
     def keyword(self, i: int) -> str:
         """A name at ``i`` that is not a field or call on something (``x.end``)."""
@@ -123,12 +121,6 @@ class _Scanner(TokenScanner):
                     return j
             j += 1
         return j
-
-    def signature(self, start: int, end: int) -> str:
-        end = max(min(end, self.n), start + 1)
-        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split()).rstrip(",").replace("( ", "(").replace(" )", ")")
-        return cut(text)
 
     def emit(self, name: str, kind: str, start: int, name_at: int, container: str, exported: bool, end: int,
              doc: str) -> Symbol:

@@ -114,13 +114,7 @@ class _Scanner(TokenScanner):
         """Members of a type body from ``i``; returns the index of its ``}``."""
         if keyword == "enum":
             i = self.enum_constants(i, container, exported)
-        while i < self.n:
-            value = self.val(i)
-            if value == "}":
-                return i
-            if value == ";":
-                i += 1
-                continue
+        while (i := self.next_member(i)) < self.n and self.val(i) != "}":
             doc_at = i
             i, mods = self.modifiers(i)
             start = self.annotations(doc_at)  # the signature starts after the annotations

@@ -46,13 +46,7 @@ class Classes(Reader):
 
     def class_body(self, i: int, container: str) -> int:
         """Members of a class body from ``i``; returns the index of its closing ``}``."""
-        while i < self.n:
-            value = self.val(i)
-            if value == "}":
-                return i
-            if value in (";", ","):
-                i += 1
-                continue
+        while (i := self.next_member(i, (";", ","))) < self.n and self.val(i) != "}":
             doc_at = i
             i = self.annotations(i)
             start = i
@@ -143,13 +137,8 @@ class Classes(Reader):
 
     def type_members(self, i: int, container: str) -> int:
         """Members of an interface or object type from ``i``; returns the index of its ``}``."""
-        while i < self.n:
+        while (i := self.next_member(i, (";", ","))) < self.n and self.val(i) != "}":
             value = self.val(i)
-            if value == "}":
-                return i
-            if value in (";", ","):
-                i += 1
-                continue
             doc_at = start = i
             kind_property = False
             while (self.val(i) in ("readonly", "get", "set") and (self.is_name(i + 1) or self.typ(i + 1) == STRING)

@@ -168,12 +168,7 @@ class _Scanner(TokenScanner):
 
     def members(self, i: int, container: str) -> int:
         """Members of a class, interface, trait or enum body; returns the index of its ``}``."""
-        while i < self.n:
-            if self.val(i) == "}":
-                return i
-            if self.val(i) == ";":
-                i += 1
-                continue
+        while (i := self.next_member(i)) < self.n and self.val(i) != "}":
             doc_at = i
             i = self.skip_attributes(i)
             start = i

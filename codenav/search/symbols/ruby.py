@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
-from .scanner import TokenScanner, cut, hash_delimited_end
+from .scanner import TokenScanner, hash_delimited_end
 
 TYPE, VALUE, START, END, LINE, FIRST = range(6)
 NAME, PUNCT, LITERAL, VAR = "n", "p", "l", "v"
@@ -156,6 +156,7 @@ _ATTRIBUTES = frozenset(("attr_reader", "attr_writer", "attr_accessor", "attr"))
 
 
 class _Scanner(TokenScanner):
+    tidy = ()  # a signature is the source as written, white space folded
     def __init__(self, path: str, text: str) -> None:
         tokens = _Tokens(text)
         super().__init__(path, text, tokens.tokens)
@@ -196,12 +197,6 @@ class _Scanner(TokenScanner):
                 return j
             j += 1
         return j
-
-    def signature(self, start: int, end: int) -> str:
-        end = max(min(end, self.n), start + 1)
-        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split())
-        return cut(text)
 
     def emit(self, name: str, kind: str, start: int, name_at: int, container: str, exported: bool,
              signature: str) -> Symbol:

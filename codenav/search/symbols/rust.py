@@ -110,13 +110,8 @@ class _Scanner(TokenScanner):
 
     def items(self, i: int, container: str, scope: str, scope_exported: bool | None) -> int:
         """Items from ``i`` up to the ``}`` closing the block (``scope``: file, mod, impl, trait, trait-impl)."""
-        while i < self.n:
+        while (i := self.next_member(i)) < self.n and self.val(i) != "}":
             value = self.val(i)
-            if value == "}":
-                return i
-            if value == ";":
-                i += 1
-                continue
             doc_at = i
             while self.val(i) == "#":  # attributes: #[…] and #![…]
                 j = i + 1 + (self.val(i + 1) == "!")

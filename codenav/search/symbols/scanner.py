@@ -260,6 +260,7 @@ class TokenScanner:
     """A token list over ``text`` and the helpers every declaration scanner uses."""
 
     tidy = TIDY  # what a signature's folded text has replaced (in order)
+    trailing = ""  # characters stripped from a signature's end (Elixir: the comma before ``do:``)
     openers = OPENERS  # PHP adds ``#[`` (an attribute), closed by ``]``
     lexer: type[Lexer]  # the language's token loop, when the tokens are not given
 
@@ -313,6 +314,13 @@ class TokenScanner:
             i += 1
         return i
 
+    def next_member(self, i: int, separators: tuple[str, ...] = (";",)) -> int:
+        """The index of the next declaration of a body from ``i``, ``separators`` passed over: a ``}``
+        there (or the end) closes the body."""
+        while self.val(i) in separators:
+            i += 1
+        return i
+
     def name_list(self, i: int) -> list[int]:
         """The indexes of the names of ``a, b, c`` at ``i`` (none when ``i`` is not a name)."""
         names = []
@@ -352,7 +360,7 @@ class TokenScanner:
         if start >= self.n:
             return ""
         raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split())
+        text = " ".join(raw.split()).rstrip(self.trailing)
         for old, new in self.tidy:
             text = text.replace(old, new)
         return cut(text)
