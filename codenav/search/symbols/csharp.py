@@ -287,20 +287,7 @@ class _Scanner(TokenScanner):
 
     def member(self, i: int, start: int, doc_at: int, container: str, type_name: str, mods: set[str],
                exported: bool) -> int:
-        j = i
-        depth = 0
-        while j < self.n:  # the header: up to ( = ; , { => at depth 0, generics counted
-            value = self.val(j)
-            if value == "<":
-                depth += 1
-            elif value in (">", ">>"):
-                depth -= len(value)
-            elif depth <= 0 and value in ("(", "=", ";", ",", "{", "}", "=>"):
-                break
-            elif value == "[":
-                j = self.skip_balanced(j)
-                continue
-            j += 1
+        j = self.member_header_end(i, ("(", "=", ";", ",", "{", "}", "=>"))
         stop = self.val(j)
         header = [self.val(k) for k in range(i, j)]
         if stop == "(":

@@ -54,24 +54,6 @@ class _Scanner(TokenScanner):
     doc_line = staticmethod(_doc_line)
     lexer = _Lexer
 
-    def skip_angles(self, i: int) -> int:
-        depth = 0
-        while i < self.n:
-            value = self.val(i)
-            if value == "<":
-                depth += 1
-            elif value in (">", ">>", ">>>"):
-                depth -= len(value)
-                if depth <= 0:
-                    return i + 1
-            elif value in (";", "{", "}", "="):
-                return i
-            elif value in ("(", "["):
-                i = self.skip_balanced(i)
-                continue
-            i += 1
-        return i
-
     def modifiers(self, i: int) -> tuple[int, set[str]]:
         found: set[str] = set()
         while True:
@@ -186,20 +168,8 @@ class _Scanner(TokenScanner):
         j = i
         if self.val(j) == "<":  # a generic method's type parameters
             j = self.skip_angles(j)
-        depth = 0
         names: list[int] = []
-        while j < self.n:  # the header: everything up to ( or = or ; at depth 0, generics counted
-            value = self.val(j)
-            if value == "<":
-                depth += 1
-            elif value in (">", ">>", ">>>"):
-                depth -= len(value)
-            elif depth <= 0 and value in ("(", "=", ";", ",", "{", "}"):
-                break
-            elif value == "[":
-                j = self.skip_balanced(j)
-                continue
-            j += 1
+        j = self.member_header_end(j, ("(", "=", ";", ",", "{", "}"))
         stop = self.val(j)
         if stop == "{" and j == i + 1 and self.val(i) == class_name:  # a record's compact constructor
             body_end = self.skip_balanced(j)

@@ -159,6 +159,7 @@ def _plain(name: str) -> str:
 class _Scanner(TokenScanner):
     tidy = TIDY_TRAILING_COMMA
     lexer = _Lexer
+    angle_stops = (";", "{", "}", "=", ")", "]")
 
     def new_line(self, i: int) -> bool:
         """Whether token ``i`` starts a line (after token ``i - 1``; only a literal spans lines)."""
@@ -176,26 +177,6 @@ class _Scanner(TokenScanner):
                         self.signature(sig_start, sig_end), block_doc_line(doc) if doc else "", exported)
         self.symbols.append(symbol)
         return symbol
-
-    def skip_angles(self, i: int) -> int:
-        """The index after the ``>`` closing the ``<`` at ``i`` (or where a type cannot go on)."""
-        depth = 0
-        while i < self.n:
-            value = self.val(i)
-            if self.toks[i][TYPE] == PUNCT:
-                if value == "<":
-                    depth += 1
-                elif value == ">":
-                    depth -= 1
-                    if depth <= 0:
-                        return i + 1
-                elif value in (";", "{", "}", "=", ")", "]"):
-                    return i
-                elif value in ("(", "["):
-                    i = self.skip_balanced(i)
-                    continue
-            i += 1
-        return i
 
     def annotation(self, i: int) -> int:
         """The index after the annotation at ``i`` (``@A``, ``@a.B(…)``, ``@file:A``, ``@[A B]``)."""

@@ -30,6 +30,7 @@ TYPE, VALUE, START, END, LINE = range(5)
 NAME, PUNCT, LITERAL = "n", "p", "l"
 OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = (")", "]", "}")
+_ANGLE_CLOSERS = (">", ">>", ">>>")  # ``List<List<T>>``: a shift token closes two
 TIDY = (("( ", "("), (" )", ")"))  # no space inside parentheses
 # Go, PHP, Rust, Kotlin and JavaScript write a trailing comma before ``)``; a signature reads better without it
 TIDY_TRAILING_COMMA = (*TIDY, (",)", ")"))
@@ -262,6 +263,7 @@ class TokenScanner:
     tidy = TIDY  # what a signature's folded text has replaced (in order)
     trailing = ""  # characters stripped from a signature's end (Elixir: the comma before ``do:``)
     openers = OPENERS  # PHP adds ``#[`` (an attribute), closed by ``]``
+    angle_stops = (";", "{", "}", "=")  # tokens that end type parameters left open (Kotlin adds ``)``, ``]``)
     lexer: type[Lexer]  # the language's token loop, when the tokens are not given
 
     def __init__(self, path: str, text: str, toks: list[tuple] | None = None,
@@ -311,6 +313,45 @@ class TokenScanner:
                         stack.pop()
                     if not stack:
                         return i + 1
+            i += 1
+        return i
+
+    def skip_angles(self, i: int) -> int:
+        """The index after the ``>`` closing the type parameters ``<`` at ``i``, or of the first of
+        ``angle_stops`` (where a type cannot go on); ``(…)`` and ``[…]`` inside are skipped whole."""
+        stops = self.angle_stops
+        depth = 0
+        while i < self.n:
+            value = self.val(i)
+            if value == "<":
+                depth += 1
+            elif value in _ANGLE_CLOSERS:
+                depth -= len(value)
+                if depth <= 0:
+                    return i + 1
+            elif value in stops:
+                return i
+            elif value in ("(", "["):
+                i = self.skip_balanced(i)
+                continue
+            i += 1
+        return i
+
+    def member_header_end(self, i: int, stops: tuple[str, ...]) -> int:
+        """The index of the first of ``stops`` at depth 0 from ``i`` (a member's header: generic
+        ``<…>`` counted, ``[…]`` skipped whole)."""
+        depth = 0
+        while i < self.n:
+            value = self.val(i)
+            if value == "<":
+                depth += 1
+            elif value in _ANGLE_CLOSERS:
+                depth -= len(value)
+            elif depth <= 0 and value in stops:
+                return i
+            elif value == "[":
+                i = self.skip_balanced(i)
+                continue
             i += 1
         return i
 
