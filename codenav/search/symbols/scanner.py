@@ -319,27 +319,16 @@ class TokenScanner:
     def skip_angles(self, i: int) -> int:
         """The index after the ``>`` closing the type parameters ``<`` at ``i``, or of the first of
         ``angle_stops`` (where a type cannot go on); ``(…)`` and ``[…]`` inside are skipped whole."""
-        stops = self.angle_stops
-        depth = 0
-        while i < self.n:
-            value = self.val(i)
-            if value == "<":
-                depth += 1
-            elif value in _ANGLE_CLOSERS:
-                depth -= len(value)
-                if depth <= 0:
-                    return i + 1
-            elif value in stops:
-                return i
-            elif value in ("(", "["):
-                i = self.skip_balanced(i)
-                continue
-            i += 1
-        return i
+        return self._angle_walk(i, self.angle_stops, ("(", "["), True)
 
     def member_header_end(self, i: int, stops: tuple[str, ...]) -> int:
         """The index of the first of ``stops`` at depth 0 from ``i`` (a member's header: generic
         ``<…>`` counted, ``[…]`` skipped whole)."""
+        return self._angle_walk(i, stops, ("[",), False)
+
+    def _angle_walk(self, i: int, stops: tuple[str, ...], skipped: tuple[str, ...], closing: bool) -> int:
+        """Walk from ``i`` counting ``<…>`` depth: with ``closing``, to after the ``>`` that closes it or to
+        any of ``stops``; without, to the first of ``stops`` at depth 0. ``skipped`` brackets are skipped whole."""
         depth = 0
         while i < self.n:
             value = self.val(i)
@@ -347,9 +336,11 @@ class TokenScanner:
                 depth += 1
             elif value in _ANGLE_CLOSERS:
                 depth -= len(value)
-            elif depth <= 0 and value in stops:
+                if closing and depth <= 0:
+                    return i + 1
+            elif value in stops and (closing or depth <= 0):
                 return i
-            elif value == "[":
+            elif value in skipped:
                 i = self.skip_balanced(i)
                 continue
             i += 1
