@@ -88,12 +88,7 @@ class Classes(Reader):
             if self.val(i) in ("?", "!"):
                 i += 1
             if self.val(i) in ("(", "<"):
-                if self.val(i) == "<":
-                    i = self.skip_angles(i)
-                if self.val(i) == "(":
-                    i = self.skip_balanced(i)
-                if self.val(i) == ":":
-                    i = self.skip_type(i + 1)
+                i = self.skip_call_signature(i)
                 sig_end = end_tok = i
                 if self.val(i) == "{":
                     i = self.skip_balanced(i)
@@ -161,12 +156,7 @@ class Classes(Reader):
             member_kind = "property"
             if self.val(i) in ("(", "<"):
                 member_kind = "property" if kind_property else "method"
-                if self.val(i) == "<":
-                    i = self.skip_angles(i)
-                if self.val(i) == "(":
-                    i = self.skip_balanced(i)
-            if self.val(i) == ":":
-                i = self.skip_type(i + 1)
+            i = self.skip_call_signature(i)
             symbol = self.emit(name, member_kind, start, i - 1, container, False, self.signature(start, i), doc_at,
                                name_at)
             self.members.append((symbol, False))

@@ -366,6 +366,16 @@ class Reader(TokenScanner):
             return end + 1 if self.val(end) != "}" else end  # a stray closer: step over it
         return end + 1 if self.val(end) == ";" else end
 
+    def skip_call_signature(self, i: int) -> int:
+        """The index after ``<T>(params): Type`` at ``i`` (each part optional)."""
+        if self.val(i) == "<":
+            i = self.skip_angles(i)
+        if self.val(i) == "(":
+            i = self.skip_balanced(i)
+        if self.val(i) == ":":
+            i = self.skip_type(i + 1)
+        return i
+
     def skip_type(self, i: int, arrow_ends: bool = False) -> int:
         """The index of the token ending the type annotation at ``i``."""
         expect = True
