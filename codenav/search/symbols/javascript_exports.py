@@ -28,13 +28,7 @@ class Exports(Reader):
                 k += 1
             if self.is_name(k):
                 k += 1
-            if self.val(k) == "<":
-                k = self.skip_angles(k)
-            if self.val(k) == "(":
-                k = self.skip_balanced(k)
-                if self.val(k) == ":":
-                    k = self.skip_type(k + 1)
-            return "function", k
+            return "function", self.skip_call_signature(k)
         if value == "class" and self.typ(k) == NAME:
             return "class", j
         if self.is_name(k) and self.val(k + 1) == "=>":
