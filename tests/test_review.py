@@ -435,7 +435,7 @@ def test_the_cli_prints_sections_and_json_is_the_envelope(demo):
     assert plain.returncode == 0, plain.stderr
     text = plain.stdout.decode()
     assert text.startswith("review npm:demo@1.0.0 -> npm:demo@2.0.0: supply chain 14 · advisories n/a · ")
-    for title in ("## supply chain (14 findings)", "## advisories  (off: ", "## dependencies (-1 ~1 +3)",
+    for title in ("## supply chain (14 findings)", "## advisories (off: ", "## dependencies (-1 ~1 +3)",
                   "## api (-1 ~1 +2)", "## changelog (2 entries from CHANGELOG.md)", "- variable demo.old  index.js:3"):
         assert title in text
     as_json = run_cli("diff", "npm:demo", "1.0.0", "2.0.0", "--review", "--json", env=env)

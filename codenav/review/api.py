@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import os
 
+from .model import Definition
+
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -38,15 +40,6 @@ LANGUAGES = {"npm": ("javascript",), "pypi": ("python",), "crates": ("rust",), "
              "maven": ("java", "kotlin"), "rubygems": ("ruby",), "nuget": ("csharp",), "hex": ("elixir",),
              "packagist": ("php",)}
 _NOT_API_DIRS = ("docs", "doc", "examples", "example", "benchmarks", "bench", "testdata", "fixtures")
-
-
-class Definition:
-    """One public definition: where it is, what it is, how it reads."""
-
-    __slots__ = ("key", "name", "kind", "path", "line", "signature")
-
-    def __init__(self, key: tuple, name: str, kind: str, path: str, line: int, signature: str) -> None:
-        self.key, self.name, self.kind, self.path, self.line, self.signature = key, name, kind, path, line, signature
 
 
 def index_symbols(entry: Any) -> tuple[list[Symbol], dict[str, int]]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 
-from .api import Definition
+from .model import Definition
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@ TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-    from .manifests import Manifest
+    from .model import Manifest
 
 
 def compute(old: list[Manifest], new: list[Manifest]) -> dict[str, Any]:

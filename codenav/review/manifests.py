@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 
+from .model import Manifest
+
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
     from typing import Any
@@ -27,24 +29,6 @@ if TYPE_CHECKING:
 
 KINDS = ("runtime", "optional", "peer", "dev", "build")
 NPM_HOOKS = ("preinstall", "install", "postinstall", "prepare")
-
-
-class Manifest:
-    """What one manifest says. ``hooks``: label -> what runs at install or build time."""
-
-    def __init__(self, fmt: str, path: str) -> None:
-        self.format = fmt
-        self.path = path
-        self.name: str | None = None
-        self.version: str | None = None
-        self.deps: list[tuple[str, str, str, str]] = []
-        self.license: str | None = None
-        self.hooks: dict[str, str] = {}
-        self.bins: dict[str, str] = {}
-        self.error: str | None = None
-
-    def add(self, kind: str, name: str, spec: Any, condition: str = "") -> None:
-        self.deps.append((kind, name, " ".join(str(condition).split()), " ".join(str(spec or "").split())))
 
 
 def read(side: Side) -> list[Manifest]:

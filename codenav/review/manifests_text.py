@@ -12,7 +12,7 @@ import re
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
-    from .manifests import Manifest
+    from .model import Manifest
     from .side import Side
 
 _STRING = r"""(?:"([^"\\]*)"|'([^'\\]*)')"""

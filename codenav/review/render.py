@@ -40,7 +40,7 @@ def header(result: dict[str, Any]) -> str:
 
 def _status(part: dict[str, Any]) -> str | None:
     if part.get("status") in ("unavailable", "off"):
-        return f"  ({part['status']}: {part.get('reason', '')})"
+        return f" ({part['status']}: {part.get('reason', '')})"
     return None
 
 

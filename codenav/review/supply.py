@@ -30,7 +30,7 @@ TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
     from typing import Any
 
-    from .manifests import Manifest
+    from .model import Manifest
     from .side import Side
 
 KINDS = ("installHook", "binary", "executable", "bin", "layout", "license", "minified")
