@@ -26,6 +26,7 @@ import pytest
 from codenav.review import api
 from codenav.review.side import Side
 from codenav.tools import _target, diff_versions
+from tests.support import live
 from tests.support.oracles import node_exports, python_public, recall_precision, wheel_files
 
 pytestmark = pytest.mark.live
@@ -34,17 +35,8 @@ MINIMUM = 0.95
 
 @pytest.fixture
 def real(monkeypatch):
-    from tests.conftest import ORIGINAL_ENV
-
-    monkeypatch.delenv("CODENAV_NO_DISCOVERY", raising=False)
+    live.real_endpoints(monkeypatch, live.NPM_AND_PIP[:4])
     monkeypatch.setenv("CODENAV_OSV_URL", "off")
-    for name in ("PIP_CONFIG_FILE", "PIP_INDEX_URL", "npm_config_registry", "NPM_CONFIG_REGISTRY"):
-        if ORIGINAL_ENV.get(name):
-            monkeypatch.setenv(name, ORIGINAL_ENV[name])
-        else:
-            monkeypatch.delenv(name, raising=False)
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])
 
 
 def _run(cmd: list[str], cwd, what: str) -> subprocess.CompletedProcess:
