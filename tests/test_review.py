@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
 import tarfile
+import zipfile
 from email.parser import HeaderParser
 
 import pytest
@@ -440,3 +442,36 @@ def test_the_cli_prints_sections_and_json_is_the_envelope(demo):
         assert title in text
     as_json = run_cli("diff", "npm:demo", "1.0.0", "2.0.0", "--review", "--json", env=env)
     assert json.loads(as_json.stdout) == json.loads(contract.dumps(diff_versions.run(dict(REVIEW))))
+
+
+def test_from_omitted_is_the_locked_version_and_to_omitted_the_latest(demo, tmp_path):
+    """Inside a project, FROM is the version its lockfile pins (echoed as such); TO is the registry's latest."""
+    project = tmp_path / "app"
+    project.mkdir()
+    (project / "package-lock.json").write_text(json.dumps({"lockfileVersion": 3, "packages": {
+        "": {"dependencies": {"demo": "^1.0.0"}}, "node_modules/demo": {"version": "1.0.0"}}}))
+    result = diff_versions.run({"registry": "npm", "package_name": "demo", "project_dir": str(project), "view": "review"})
+    assert (result["from"]["version"], result["to"]["version"]) == ("1.0.0", "2.0.0")
+    assert result["from"]["versionSource"]["kind"] == "lockfile" and result["to"]["versionSource"] == {"kind": "latest"}
+    assert result["counts"]["api"] == {"added": 2, "removed": 1, "changed": 1}
+
+
+def test_a_ranged_wheel_is_reviewed_from_the_members_fetched_by_range(pypi, monkeypatch):
+    """Wheels over the download limit are read by byte range: the review fetches their text
+    members, and says nothing is verified end to end (target.verified false)."""
+    monkeypatch.setenv("CODENAV_OSV_URL", "off")
+    monkeypatch.setenv("CODENAV_MAX_DOWNLOAD_BYTES", "200000")
+    pypi.ranges = "honour"
+    blob = os.urandom(250_000)
+    for version, extra in (("1.0.0", b""), ("2.0.0", b"\ndef added():\n    pass\n")):
+        files = _wheel(version, {"pkgdemo/__init__.py": b"def kept():\n    pass\n" + extra, "pkgdemo/data.bin": blob},
+                       ["requests>=2"], {})
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
+            for path, data in sorted(files.items()):
+                zf.writestr(path, data)
+        pypi.add("pkgdemo", f"pkgdemo-{version}-py3-none-any.whl", buf.getvalue())
+    result = diff_versions.run({**REVIEW, "registry": "pypi", "package_name": "pkgdemo"})
+    assert result["from"]["verified"] is False
+    assert [i["name"] for i in result["review"]["api"]["added"]] == ["pkgdemo.added"]
+    assert result["counts"]["supplyChain"] == {"findings": 0}

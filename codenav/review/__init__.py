@@ -88,8 +88,18 @@ def build(old_entry: Any, new_entry: Any) -> tuple[dict[str, Any], list[str]]:
     from . import api, changelog, dependencies, manifests, supply
     from .side import Side
 
-    old, new = Side(old_entry), Side(new_entry)
     warnings: list[str] = []
+    for entry in (old_entry, new_entry):
+        if getattr(entry, "ranged", False):  # text members fetched by range up front, in as few requests as allowed
+            from ..cache import lazy
+
+            try:
+                lazy.ensure(entry, [r.path for r in entry.files() if r.link is None and r.skipped is None
+                                    and not r.binary], "the review")
+            except CodenavError as exc:
+                warnings.append(f"{entry.target.get('version', '')}: {exc.message}; parts that read its files may be "
+                                f"unavailable")
+    old, new = Side(old_entry), Side(new_entry)
     old_m, new_m = manifests.read(old), manifests.read(new)
     registry, name, v_old, v_new, source = _package(old, new, old_m, new_m)
     parts: dict[str, Any] = {
