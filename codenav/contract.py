@@ -62,7 +62,8 @@ def _load(path: Path) -> Any:
 
 @cache
 def _defs() -> dict[str, Any]:
-    return _load(schema_dir() / "defs.json")["$defs"]
+    # review.json holds the review's definitions (diff_versions view=review), kept apart for size.
+    return {**_load(schema_dir() / "defs.json")["$defs"], **_load(schema_dir() / "review.json")["$defs"]}
 
 
 def _bundle(schema: dict[str, Any]) -> dict[str, Any]:

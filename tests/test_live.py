@@ -14,7 +14,8 @@ import zipfile
 
 import pytest
 
-from tests.conftest import ORIGINAL_ENV, run_cli
+from tests.conftest import run_cli
+from tests.support import live
 
 pytestmark = pytest.mark.live
 
@@ -22,16 +23,7 @@ pytestmark = pytest.mark.live
 @pytest.fixture
 def real_endpoints(monkeypatch):
     """Undo the offline isolation: let codenav ask npm and pip as a user's machine would."""
-    monkeypatch.delenv("CODENAV_NO_DISCOVERY", raising=False)
-    for name in ("PIP_CONFIG_FILE", "PIP_INDEX_URL", "npm_config_registry", "NPM_CONFIG_REGISTRY",
-                 "npm_config_userconfig", "NPM_CONFIG_USERCONFIG"):
-        if ORIGINAL_ENV.get(name):
-            monkeypatch.setenv(name, ORIGINAL_ENV[name])
-        else:
-            monkeypatch.delenv(name, raising=False)
-    # npm and pip read the user's config from the real HOME.
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])
+    live.real_endpoints(monkeypatch)
 
 
 def _run(cmd: list[str], cwd, timeout: float = 180) -> subprocess.CompletedProcess:

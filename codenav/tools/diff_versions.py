@@ -56,6 +56,9 @@ def configure(parser: Any) -> None:
     view.add_argument("--stat", action="store_true", help="one line per file with a +/- graph, as git diff --stat")
     view.add_argument("--numstat", action="store_true", help="added, removed and path per file, as git diff --numstat")
     view.add_argument("--name-only", action="store_true", help="the changed paths only")
+    view.add_argument("--review", action="store_true",
+                      help="an upgrade review instead of the patch: supply chain, advisories, dependencies, API, "
+                           "changelog")
 
 
 def arguments(ns: Any) -> dict[str, Any]:
@@ -93,6 +96,8 @@ def arguments(ns: Any) -> dict[str, Any]:
         args["context"] = cli_int(ns.context, "--context", "context")
     if ns.cursor is not None:
         args["cursor"] = ns.cursor
+    if ns.review:
+        args["view"] = "review"
     view = "stat" if ns.stat else "numstat" if ns.numstat else "name-only" if ns.name_only else None
     if not ns.json and (view or not ns.verbose):
         # Plain output is the whole patch, never paged; so is a summary view, --verbose or not
@@ -178,6 +183,10 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
 
         matcher = GlobSet(check(args["glob"])).includes
     old_args, new_args = _sides(args)
+    if args.get("view", "patch") not in ("patch", "review"):
+        raise invalid("view must be patch or review", "view")
+    if args.get("view") == "review":
+        return _review(args, old_args, new_args, cursor)
     old, new = _target.open_entry(old_args), _target.open_entry(new_args)
     rows_a, rows_b = _rows(old), _rows(new)
     for side, rows in ((old, rows_a), (new, rows_b)):
@@ -205,6 +214,23 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
             files = diff.page(files, cursor, 1 << 62, 1 << 62)[0]
         return {**shell, "files": files, "hasMore": False, "_view": args.get("_view")}
     return _fit(shell, files, cursor)
+
+
+def _review(args: dict[str, Any], old_args: dict[str, Any], new_args: dict[str, Any],
+            cursor: str | None) -> dict[str, Any]:
+    """view "review": the upgrade review of codenav/review/ (SPEC §2.8.1), paged like the patch."""
+    from .. import review
+
+    narrowed = [key for key in ("path_prefix", "path", "glob", "context") if args.get(key) is not None]
+    if narrowed:
+        raise invalid(f"{narrowed[0]} narrows the patch; a review covers the whole artifact", narrowed[0])
+    old, new = _target.open_entry(old_args), _target.open_entry(new_args)
+    parts, warnings = review.build(old, new)
+    result = review.page({"from": old.target, "to": new.target}, parts, cursor, whole=bool(args.get("_whole")))
+    warnings = list(old.warnings) + [w for w in new.warnings if w not in old.warnings] + warnings
+    if warnings:
+        result["warnings"] = warnings
+    return result
 
 
 def _public(entry: dict[str, Any]) -> dict[str, Any]:
@@ -331,6 +357,12 @@ def text(result: dict[str, Any], words: Any = None) -> str:
     the page and the cursor for the rest, notes, then the page's patch as git prints it."""
     from . import _answer
 
+    if result.get("view") == "review":
+        from ..review import review_text
+
+        from ..words import for_mcp
+
+        return review_text(result, words or for_mcp)
     summary = result["summary"]
     counts = ", ".join(f"{summary[key]} {word}" for key, word in (
         ("added", "added"), ("removed", "removed"), ("modified", "modified"), ("renamed", "renamed"),
@@ -345,6 +377,12 @@ def text(result: dict[str, Any], words: Any = None) -> str:
 
 
 def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
-    """Plain output: the whole patch (``git apply`` reads it), or the summary view asked for."""
+    """Plain output: the whole patch (``git apply`` reads it), or the summary view asked for; a
+    review as its sections (its warnings are on stderr already)."""
+    if result.get("view") == "review":
+        from ..review import review_text
+
+        out.write(review_text({k: v for k, v in result.items() if k != "warnings"}, _target.cli_words))
+        return
     out.write(_view(result, result.get("_view")))
 
