@@ -359,7 +359,6 @@ def text(result: dict[str, Any], words: Any = None) -> str:
 
     if result.get("view") == "review":
         from ..review import review_text
-
         from ..words import for_mcp
 
         return review_text(result, words or for_mcp)
