@@ -38,7 +38,7 @@ SERVER_INFO = {"name": "codenav", "version": __version__}
 CAPABILITIES = {"tools": {"listChanged": False}}
 INSTRUCTIONS = (
     "codenav looks inside third-party code: list, read and grep the files of registry packages "
-    "(npm, PyPI, crates, Go, Maven, RubyGems, NuGet, Hex, Packagist) and git repositories "
+    "(npm, PyPI, crates, Go, Maven, RubyGems, NuGet, Hex, Packagist, conda-forge) and git repositories "
     "(list_files, read_file, grep_file; grep_repo searches a whole package or repository; "
     "search_symbols finds definitions; diff_versions compares two versions), search public GitHub "
     "code through grep.app (codesearch) and fetch one file from GitHub (codefetch). Every tool "

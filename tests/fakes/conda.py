@@ -1,6 +1,6 @@
 """A fake conda channel and anaconda.org API on a FakeServer, replaying their real wire formats.
 
-Provenance (what each route replays, read in these sources; see docs/registries/conda.md):
+Provenance (what each route replays, read in these sources; see docs/registries-reference/conda.md):
 - ``/api/package/{channel}/{name}/files``: the anaconda.org API's file list, a JSON array with
   one object per file of every label: ``basename`` (``{subdir}/{filename}``), ``version``,
   ``labels``, ``size``, ``md5``, ``sha256`` (the string ``"None"`` on old uploads, the digest
