@@ -300,6 +300,10 @@ def test_without_zstd_the_same_builds_tar_bz2_is_read_else_an_error_names_the_fi
     channel.publish("both", "1.0", {PY: b"bz2\n"})
     proc = run_cli("read", "conda:both", PY, env=env)
     assert (proc.stdout, proc.stderr) == (b"bz2\n", b"")
+    channel.publish("rebuilt", "1.0", {PY: b"build 0\n"}, number=0)
+    channel.publish("rebuilt", "1.0", {PY: b"build 1\n"}, number=1, ext=".conda", data=b"never read")
+    proc = run_cli("read", "conda:rebuilt@1.0", PY, env=env)
+    assert (proc.stdout, proc.stderr) == (b"build 0\n", b"")  # the version's best .tar.bz2
     channel.publish("only", "1.0", ext=".conda", data=b"never read")
     proc = run_cli("files", "conda:only", "--json", env=env)
     err = json.loads(proc.stdout)["error"]

@@ -5,7 +5,8 @@ Everything codenav knows about conda channels is here (the contract of registrie
 - names: conda package names, lower-cased as conda's MatchSpec does: letters, digits, ``_``,
   ``-`` and ``.``, not starting with ``-`` or ``.``;
 - versions: conda's VersionOrder (registries/condaversion.py), build numbers breaking ties; a
-  plain version or ``==V`` is exact (``1.26`` finds ``1.26.0``, echoed as published), anything
+  plain version or ``==V`` names one version (``1.26`` finds ``1.26.0``, echoed as published),
+  but no version is cached forever: a new build of it may be published (``is_exact``); anything
   else a MatchSpec version spec (``>=1.26,<2``, ``1.26.*``, ``=1.26``, ``1.2|1.4``). None
   means the highest version in the channel, as conda's solver picks: conda-forge keeps release
   candidates under their own labels, so nothing is skipped as a prerelease;
@@ -26,8 +27,8 @@ Everything codenav knows about conda channels is here (the contract of registrie
   machine's subdir (``CONDA_SUBDIR``, as conda reads it), else ``noarch``, else another subdir
   (``platformMatch: false``); within it the highest build number, then the newest upload;
   ``.conda`` when this interpreter can read zstd (``compression.zstd``, or ``backports.zstd``
-  where installed), else the same build's ``.tar.bz2``, else an error naming the file and
-  the fix;
+  where installed), else the same build's ``.tar.bz2`` (else the version's best ``.tar.bz2`` in
+  that subdir), else an error naming the file and the fix;
 - verification: sha256 of the file against the metadata's sha256 (missing: INTEGRITY_ERROR);
 - unpack: a ``.tar.bz2`` as it is (``info/`` and the package's files, no top folder); a
   ``.conda`` (a zip) through its ``pkg-*.tar.zst``, the files conda links into an environment.
@@ -93,10 +94,10 @@ def classify_version(version: str) -> str:
 
 
 def is_exact(version: str) -> bool:
-    try:
-        return classify_version(version) == "exact"
-    except CodenavError:
-        return False
+    """Never: a channel may publish a new build of a published version at any time (a higher
+    build number, a build for a new Python), and that is the one conda installs; a pinned version
+    is therefore resolved again after the alias TTL, and a file already read is kept by its sha256."""
+    return False
 
 
 def version_key(version: str):
@@ -398,12 +399,17 @@ def choose(files: list[_File], artifact: str | None, here: str, zstd: bool) -> t
         why["platformMatch"] = False
     why["subdir"] = pick.subdir
     if pick.fn.endswith(".conda") and not zstd:
-        twin = next((f for f in files if f.subdir == pick.subdir and f.stem == pick.stem
-                     and f.fn.endswith(".tar.bz2")), None)
+        # The same build's .tar.bz2, else this version's best .tar.bz2 in the subdir (a file
+        # asked for by name is never swapped for another).
+        named = artifact is not None and artifact.endswith(EXTENSIONS)
+        bz2 = [f for f in files if f.subdir == pick.subdir and f.fn.endswith(".tar.bz2") and not named]
+        twin = next((f for f in bz2 if f.stem == pick.stem), None) or max(
+            bz2, key=lambda f: (f.number, f.timestamp, f.fn), default=None)
         if twin is None:
             raise CodenavError(
                 "CONFIG_ERROR", f"{pick.subdir}/{pick.fn} is a .conda file (zstd inside), which this Python "
-                f"cannot read, and the channel has no .tar.bz2 of that build",
+                "cannot read" + ("" if named else f", and the channel has no .tar.bz2 of this version for "
+                                                  f"{pick.subdir}"),
                 details={"artifact": pick.fn, "action": "run codenav on Python 3.14+ (compression.zstd), or "
                          "`pip install backports.zstd` into its environment"})
         pick = twin
