@@ -312,6 +312,16 @@ def test_without_zstd_the_same_builds_tar_bz2_is_read_else_an_error_names_the_fi
     assert not [s for s in channel.server.seen if s.path.endswith(".conda")]
 
 
+def test_a_file_name_that_would_walk_the_channel_url_is_never_used(channel):
+    """An API entry whose basename holds `..`, `%2F` or another path is ignored, not fetched."""
+    for bad in ("../../etc/demo-9.0-h0_0.tar.bz2", "x%2F..%2Fdemo-9.0-h0_0.tar.bz2", "?demo-9.0-h0_0.tar.bz2"):
+        entry = channel.publish("walk", "9.0")
+        entry.fn = bad
+    channel.publish("walk", "1.0")
+    assert target_of(package_name="walk")["version"] == "1.0"
+    assert not [s for s in channel.server.seen if ".." in s.path or "%2F" in s.path]
+
+
 def test_a_conda_file_without_a_pkg_tar_is_unsafe_archive(channel):
     """A .conda whose zip lacks `pkg-{stem}.tar.zst` is refused, never listed empty."""
     pytest.importorskip("backports.zstd", reason="neither compression.zstd nor backports.zstd is available")

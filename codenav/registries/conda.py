@@ -273,6 +273,12 @@ class _File:
         return self.fn[: -len(next(e for e in EXTENSIONS if self.fn.endswith(e)))]
 
 
+def _is_file(subdir: str, fn: str) -> bool:
+    """A package file name under a subdir: nothing that could walk the channel's URL elsewhere."""
+    return (bool(subdir) and all(c.isalnum() or c in "-_" for c in subdir) and fn.endswith(EXTENSIONS)
+            and not any(c in fn for c in "/\\?#%") and not fn.startswith("."))
+
+
 def _int(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
@@ -289,13 +295,13 @@ def _api_files(name: str, channel: str) -> list[_File]:
             continue
         attrs = entry.get("attrs") if isinstance(entry.get("attrs"), dict) else {}
         subdir, _, fn = str(entry.get("basename", "")).partition("/")
-        if attrs.get("name", name) != name or not fn.endswith(EXTENSIONS) or not subdir:
+        if attrs.get("name", name) != name or not _is_file(subdir, fn):
             continue
         labels = [x for x in entry.get("labels") or [] if isinstance(x, str)]
         sha = attrs.get("sha256") if attrs.get("sha256") not in (None, "None") else entry.get("sha256")
         use = label if label in labels else labels[0] if labels else label
         where = root if use == "main" else f"{root}label/{use}/"
-        files.append(_File(fn=fn, subdir=attrs.get("subdir", subdir), version=str(entry.get("version") or ""),
+        files.append(_File(fn=fn, subdir=subdir, version=str(entry.get("version") or ""),
                            build=attrs.get("build"), number=_int(attrs.get("build_number")), sha256=sha,
                            size=entry.get("size") if _int(entry.get("size")) else None,
                            timestamp=_int(attrs.get("timestamp")),
@@ -325,7 +331,7 @@ def _repodata_files(name: str, channel: str, subdirs: list[str]) -> list[_File]:
         for table in ("packages", "packages.conda"):
             records = doc.get(table) if doc else None
             for fn, record in (records.items() if isinstance(records, dict) else ()):
-                if isinstance(record, dict) and record.get("name") == name and fn.endswith(EXTENSIONS):
+                if isinstance(record, dict) and record.get("name") == name and _is_file(subdir, fn):
                     files.append(_File(fn=fn, subdir=record.get("subdir") or subdir,
                                        version=str(record.get("version") or ""), build=record.get("build"),
                                        number=_int(record.get("build_number")), sha256=record.get("sha256"),
