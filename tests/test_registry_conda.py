@@ -415,6 +415,18 @@ def test_names_are_lower_cased_as_matchspec_does():
     assert conda_module.normalize_name("_libgcc_mutex") == "_libgcc_mutex"
 
 
+def test_a_warm_conda_call_imports_nothing_heavy(channel, monkeypatch):
+    """Once cached, `codenav read conda:…` imports neither the network libraries nor re, json,
+    functools (the subdir is found without `platform`, zstd is looked for only when indexing)."""
+    from tests.test_warm_path import NEVER, TOO_HEAVY, imported_by
+
+    monkeypatch.delenv("CONDA_SUBDIR")  # this machine's subdir is worked out on every call
+    channel.publish("demo", "1.1", {PY: SRC})
+    assert run_cli("read", "conda:demo@1.1", PY).returncode == 0
+    loaded = imported_by(["read", "conda:demo@1.1", PY])
+    assert not loaded & (NEVER | TOO_HEAVY), loaded & (NEVER | TOO_HEAVY)
+
+
 # --- the real client: py-rattler solves and installs from the fake channel ---------------------------
 
 

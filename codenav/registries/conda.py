@@ -223,12 +223,13 @@ def machine_subdir() -> str:
     """conda's subdir for this machine (``CONDA_SUBDIR`` first, as conda's context reads it)."""
     if os.environ.get("CONDA_SUBDIR"):
         return os.environ["CONDA_SUBDIR"]
-    import platform
-    import struct
-    import sys
+    import sys  # not platform: it imports re, and this runs on the warm path
 
-    machine = platform.machine().lower()
-    wide = struct.calcsize("P") == 8
+    if hasattr(os, "uname"):
+        machine = os.uname().machine.lower()
+    else:
+        machine = (os.environ.get("PROCESSOR_ARCHITEW6432") or os.environ.get("PROCESSOR_ARCHITECTURE", "")).lower()
+    wide = sys.maxsize > 2**32
     if sys.platform.startswith("linux"):
         arch = {"x86_64": "64", "amd64": "64", "i686": "32", "i386": "32", "arm64": "aarch64"}.get(machine, machine)
         return f"linux-{'32' if arch == '64' and not wide else arch}"
@@ -240,23 +241,17 @@ def machine_subdir() -> str:
 
 
 def zstd_available() -> bool:
-    """Whether this interpreter can read zstd (``compression.zstd``, Python 3.14+, else the
-    ``backports.zstd`` package where installed; archive/tar.py imports it): what a ``.conda``
-    needs. Found without importing it, so a warm call pays nothing."""
-    from importlib.util import find_spec
+    """Whether this interpreter reads zstd (archive/tar.py's ``zstd_module``: ``compression.zstd``,
+    Python 3.14+, else ``backports.zstd`` where installed): what a ``.conda`` needs. Indexer side."""
+    from ..archive.tar import zstd_module
 
-    for module in ("compression.zstd", "backports.zstd"):
-        try:
-            if find_spec(module) is not None:
-                return True
-        except (ImportError, ValueError):
-            continue
-    return False
+    return zstd_module() is not None
 
 
 def alias_extra(artifact: str | None) -> str:
-    """The artifact asked for, this machine's subdir and whether ``.conda`` files can be read."""
-    return f"|{artifact or ''}|{machine_subdir()}|{'zstd' if zstd_available() else 'bz2'}"
+    """The artifact asked for and this machine's subdir. Whether zstd is there is not part of it:
+    an entry read from a ``.conda`` is unpacked, so it reads the same on a Python without zstd."""
+    return f"|{artifact or ''}|{machine_subdir()}"
 
 
 # --- resolve: metadata -> artifact (indexer side) -----------------------------------------------
