@@ -1,4 +1,5 @@
-"""Reading tar archives (gzip, bzip2, xz or plain) into the Tree, in one streaming pass."""
+"""Reading tar archives (gzip, bzip2, xz, zstd where the interpreter has it, or plain) into the Tree, in one
+streaming pass."""
 
 from __future__ import annotations
 
@@ -128,7 +129,22 @@ def _decompressed(raw: IO[bytes]) -> tuple[IO[bytes], bool]:
         import lzma
 
         return lzma.LZMAFile(raw, mode="rb"), True
+    if magic[:4] == b"\x28\xb5\x2f\xfd" and (zstd := zstd_module()) is not None:
+        return zstd.ZstdFile(raw, mode="rb"), True  # a .conda's inner tars
     return raw, False
+
+
+def zstd_module():
+    """This interpreter's zstd (``compression.zstd``, Python 3.14+, else the ``backports.zstd``
+    package when installed) or None: without it a zstd stream is read as the plain tar it is not."""
+    try:
+        from compression import zstd  # type: ignore[import-not-found]
+    except ImportError:
+        try:
+            from backports import zstd  # type: ignore[import-not-found,no-redef]
+        except ImportError:
+            return None
+    return zstd
 
 
 _TAR_SPECIAL = {tarfile.CHRTYPE: "a character device", tarfile.BLKTYPE: "a block device",

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import CodenavError, too_large
-from .tree import MAX_SYMLINK_TARGET_BYTES, Member, Tree, printable, quoted, reading
+from .tree import CHUNK_SIZE, MAX_SYMLINK_TARGET_BYTES, Member, Tree, printable, quoted, reading
 
 _ZIP_SPECIAL = {stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
                 stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}
@@ -174,6 +174,26 @@ def extract_zip(archive_path: Path, tree: Tree, *, percent_names: bool = False) 
             methods = _zip_methods()
             for info in infos:
                 tree.add(_zip_member(archive, info, methods, percent_names))
+
+
+def copy_member(archive_path: Path, member: str, dest: Path, limits) -> None:
+    """Stream the regular member ``member`` of a zip to ``dest`` (a .conda's ``pkg-*.tar.zst``;
+    see archive.extract_member); its CRC-32 is checked as it is read."""
+    wanted = member.strip("/")
+    with open(archive_path, "rb") as raw:
+        with reading("the central directory"):
+            archive = zipfile.ZipFile(raw)
+        with archive:
+            info = next((i for i in archive.infolist() if _zip_name(i).lstrip("./") == wanted), None)
+            if info is None or info.is_dir() or info.flag_bits & 0x1 or info.compress_type not in _zip_methods():
+                raise CodenavError("UNSAFE_ARCHIVE", f"the archive has no regular member {quoted(wanted)} to unpack",
+                                   details={"member": wanted})
+            if info.file_size > limits.max_total_bytes:
+                raise too_large(f"the archive's {quoted(wanted)} is larger than the extracted-bytes limit",
+                                limitBytes=limits.max_total_bytes, variable="CODENAV_MAX_EXTRACTED_BYTES")
+            with reading(quoted(wanted), wanted), archive.open(info) as source, open(dest, "wb") as out:
+                while chunk := source.read(CHUNK_SIZE):
+                    out.write(chunk)
 
 
 # --- entry point ------------------------------------------------------------------------------

@@ -22,9 +22,11 @@ TABLE: dict[str, str] = {
     "nuget": "nuget",
     "hex": "hex",
     "packagist": "packagist",
+    "conda": "conda",
 }
 # alias prefix -> canonical prefix
-ALIASES: dict[str, str] = {"cargo": "crates", "golang": "go", "gem": "rubygems", "composer": "packagist"}
+ALIASES: dict[str, str] = {"cargo": "crates", "golang": "go", "gem": "rubygems", "composer": "packagist",
+                          "conda-forge": "conda"}
 
 
 def names() -> tuple[str, ...]:
