@@ -137,13 +137,21 @@ class FakeServer(ThreadingHTTPServer):
     def route_prefix(self, method: str, prefix: str, fn: Route) -> None:
         self.prefix_routes.append((method, prefix, fn))
 
-    def route_for(self, method: str, path: str) -> Route | None:
-        if (method, path) in self.routes:
+    def route_for(self, method: str, path: str, skip: Route | None = None) -> Route | None:
+        """The route answering ``method path`` (an exact one first), passing over ``skip``."""
+        if self.routes.get((method, path), skip) is not skip:
             return self.routes[(method, path)]
         for m, prefix, fn in self.prefix_routes:
-            if m == method and path.startswith(prefix):
+            if m == method and path.startswith(prefix) and fn is not skip:
                 return fn
         return None
+
+    def reset(self) -> FakeServer:
+        """Forget every route and every request seen (a server reused by the next test)."""
+        self.routes.clear()
+        self.prefix_routes.clear()
+        self.seen.clear()
+        return self
 
     def __enter__(self) -> FakeServer:
         # A short poll interval: shutdown() waits for one, and the default 0.5 s adds up.
