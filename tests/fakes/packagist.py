@@ -28,6 +28,17 @@ def zipball(owner: str, repo: str, sha: str, files: dict[str, bytes]) -> bytes:
     return buf.getvalue()
 
 
+_STABILITY = {"dev": 0, "alpha": 1, "beta": 2, "RC": 3, "": 4, "patch": 5}
+
+
+def _rough_order(normalized: str) -> tuple:
+    """Enough of Composer's order for the fake's newest-first listing (four numbers, then
+    dev < alpha < beta < RC < stable < patch), apart from codenav's own version code."""
+    numbers, _, modifier = normalized.partition("-")
+    stability = modifier.rstrip("0123456789")
+    return tuple(int(n) for n in numbers.split(".")), _STABILITY.get(stability, 4), modifier
+
+
 def minify(versions: list[dict]) -> list[dict]:
     """Composer's MetadataMinifier::minify: what expand() undoes."""
     out, previous = [], None
@@ -84,9 +95,7 @@ class FakePackagist:
         }
         entries = self.releases.setdefault(name, [])
         entries.append(entry)
-        from codenav.registries.packagist import version_key
-
-        entries.sort(key=lambda e: version_key(e["version"]), reverse=True)
+        entries.sort(key=lambda e: _rough_order(e["version_normalized"]), reverse=True)
         return data
 
     def _root(self, handler) -> Reply:

@@ -31,16 +31,16 @@ def _rows() -> list:
 
 
 @pytest.fixture(scope="module")
-def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    with surfaces(request.param, tmp_path_factory.mktemp(request.param)) as world:
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    with surfaces(tmp_path_factory.mktemp("registries")) as world:
         yield world
 
 
-@pytest.mark.parametrize(("world", "name", "version", "field"), _rows(), indirect=["world"])
-def test_a_bad_name_or_version_is_one_invalid_argument_on_both_surfaces(world, name: str, version: str | None,
-                                                                         field: str) -> None:
+@pytest.mark.parametrize(("adapter", "name", "version", "field"), _rows())
+def test_a_bad_name_or_version_is_one_invalid_argument_on_both_surfaces(world, adapter: str, name: str,
+                                                                         version: str | None, field: str) -> None:
     """INVALID_ARGUMENT naming the field, one envelope on both surfaces, and no request sent."""
-    registry = world["registry"]
+    registry = world["registries"][adapter]
     arguments = {**registry.args(name), **({"version": version} if version is not None else {})}
     spec = registry.spec(name) + (f"@{version}" if version is not None else "")
     payload = check(world, "list_files", arguments, ["files", spec], code="INVALID_ARGUMENT")

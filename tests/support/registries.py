@@ -73,7 +73,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -124,9 +124,10 @@ class Adapter:
     bad_versions: ClassVar[tuple[str, ...]] = ("../../1",)
     republishes: ClassVar[bool] = True
 
-    def __init__(self, server: FakeServer) -> None:
+    def __init__(self, server: FakeServer, fake: Any = None) -> None:
+        """Start the fake on ``server``, or share ``fake`` (another adapter's of the same registry)."""
         self.server = server
-        self.fake: Any = self.start()
+        self.fake: Any = fake if fake is not None else self.start()
 
     @classmethod
     def unstarted(cls) -> Adapter:
@@ -235,17 +236,24 @@ each_registry = pytest.mark.parametrize("registry", IDS, indirect=True)
 
 
 @contextmanager
-def surfaces(adapter_id: str, base: Path) -> Iterator[dict[str, Any]]:
-    """One registry's fake and one ``codenav mcp`` sharing the CLI's environment (a module's
-    world, for ``mcp.check``): ``{"registry": adapter, "env": env, "mcp": session}``."""
+def surfaces(base: Path) -> Iterator[dict[str, Any]]:
+    """Every registry's fake and one ``codenav mcp`` sharing the CLI's environment (a module's
+    world, for ``mcp.check``): ``{"registries": {id: adapter}, "env": env, "mcp": session}``.
+    Adapters of one registry share its fake (their package names differ)."""
     from .cli import isolated_subprocess_env
     from .mcp import McpSession
 
-    with FakeServer() as server:
-        adapter = adapter_class(adapter_id)(server)
-        env = {**isolated_subprocess_env(base), **adapter.env()}
+    with ExitStack() as stack:
+        adapters: dict[str, Adapter] = {}
+        env = isolated_subprocess_env(base)
+        for adapter_id in IDS:
+            cls = adapter_class(adapter_id)
+            twin = next((a for a in adapters.values() if a.registry == cls.registry), None)
+            if twin is not None:
+                adapters[adapter_id] = cls(twin.server, twin.fake)
+                continue
+            adapters[adapter_id] = cls(stack.enter_context(FakeServer()))
+            env.update(adapters[adapter_id].env())
         session = McpSession(env)
-        try:
-            yield {"registry": adapter, "env": env, "mcp": session}
-        finally:
-            session.close()
+        stack.callback(session.close)
+        yield {"registries": adapters, "env": env, "mcp": session}

@@ -56,13 +56,16 @@ class WheelAdapter(Adapter):
 
     def echo(self, name: str, version: str) -> dict:
         return {"registry": "pypi", "name": name, "version": version, "artifact": self.filename(name, version),
-                "artifactReason": "pure-wheel", "platformMatch": True, "verified": True,
+                "artifactReason": "pure-wheel", "verified": True,
                 "verification": "sha256 of the downloaded file matches the sha256 the index lists"}
 
 
 class SdistAdapter(WheelAdapter):
     id = "pypi-sdist"
     kind = TAR
+
+    def package(self, stem: str) -> str:
+        return f"{stem}sdist"  # distinct from the wheels' names when both share one index
 
     def filename(self, name: str, version: str) -> str:
         return f"{name}-{version}.tar.gz"
@@ -74,7 +77,7 @@ class SdistAdapter(WheelAdapter):
         return f"{name}-{version}/"
 
     def echo(self, name: str, version: str) -> dict:
-        return {**super().echo(name, version), "artifactReason": "sdist", "platformMatch": None}
+        return {**super().echo(name, version), "artifactReason": "sdist"}
 
     @classmethod
     def hostile_cases(cls) -> list[tuple[str, Case]]:
