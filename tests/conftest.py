@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.http import FakeServer
-from tests.fakes.npm import FakeNpm
-from tests.fakes.pypi import FakePypi
-from tests.support.registries import Adapter, adapter_class, all_variables
+from tests.support.pip import pip_dir, pip_wheel  # noqa: F401  (fixtures: pip as an oracle)
+from tests.support.registries import Adapter, all_variables, fake_fixture, started
 
 # Variables that would let a test see the user's real registries, caches or credentials.
 _ISOLATED = (
@@ -44,33 +42,15 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-def npm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeNpm]:
-    """A fake npm registry on 127.0.0.1 that CODENAV_NPM_REGISTRY points at."""
-    with FakeServer() as server:
-        fake = FakeNpm(server)
-        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
-        yield fake
-
-
-@pytest.fixture
-def pypi(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePypi]:
-    """A fake PyPI simple index on 127.0.0.1 that CODENAV_PYPI_INDEX_URL points at."""
-    with FakeServer() as server:
-        fake = FakePypi(server)
-        monkeypatch.setenv("CODENAV_PYPI_INDEX_URL", fake.url)
-        yield fake
+npm = fake_fixture("npm")
+pypi = fake_fixture("pypi-wheel")
 
 
 @pytest.fixture
 def registry(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Adapter]:
     """The conformance adapter the test is parametrized with (``each_registry``), its fake
     started on 127.0.0.1 and named by its variables."""
-    with FakeServer() as server:
-        adapter = adapter_class(request.param)(server)
-        adapter.isolate(monkeypatch, tmp_path)
-        for name, value in adapter.env().items():
-            monkeypatch.setenv(name, value)
+    with started(request.param, monkeypatch, tmp_path) as adapter:
         yield adapter
 
 

@@ -14,9 +14,9 @@ import pytest
 from codenav import contract
 from codenav.cache import open_entry
 from codenav.targets import from_args
-from tests.conftest import run_cli
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
+from tests.support.cli import run_cli
 
 # 600 lines, 598 of them matching "function" (the shape of @types/node's index.d.ts), wider
 # than the output budget all together; and a file whose matches are apart (the shape of ms).

@@ -14,7 +14,7 @@ import zipfile
 
 import pytest
 
-from tests.conftest import ORIGINAL_ENV, run_cli
+from tests.support.cli import ORIGINAL_ENV, run_cli
 
 pytestmark = pytest.mark.live
 
@@ -80,7 +80,7 @@ def test_requests_matches_pip_download(real_endpoints, tmp_path):
 
 
 def _readme_examples() -> list[str]:
-    from tests.conftest import ROOT
+    from tests.support.cli import ROOT
 
     text = (ROOT / "README.md").read_text()
     return [line[2:] for line in text.splitlines() if line.startswith("$ codenav ")]

@@ -18,10 +18,10 @@ import pytest
 from codenav.errors import CodenavError
 from codenav.registries import go as gomod
 from codenav.tools import list_files, read_file
-from tests.conftest import ROOT, run_cli
 from tests.fakes.go import FakeGoProxy, NoteKey, h1_of_files, module_zip, sign
 from tests.fakes.http import FakeServer, Reply
-from tests.test_parity import McpSession
+from tests.support.cli import ROOT, run_cli
+from tests.support.mcp import McpSession
 
 GO_VARIABLES = ("CODENAV_GOPROXY", "CODENAV_GOSUMDB", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE", "GONOPROXY",
                 "GOFLAGS", "GONOSUMCHECK", "GOENV", "GOINSECURE")

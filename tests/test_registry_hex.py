@@ -12,12 +12,12 @@ import pytest
 from codenav.errors import CodenavError
 from codenav.registries import hex as hex_module
 from codenav.tools import list_files
-from tests.archives import File, build
-from tests.conftest import ORIGINAL_ENV, run_cli
 from tests.fakes.hex import FakeHex, make_tarball
 from tests.fakes.http import FakeServer, Reply
-from tests.hardening.support import assert_nothing_cached, isolated_subprocess_env
-from tests.test_parity import McpSession, check
+from tests.support.archives import File, build
+from tests.support.cache import assert_nothing_cached
+from tests.support.cli import ORIGINAL_ENV, isolated_subprocess_env, run_cli
+from tests.support.mcp import McpSession, check
 
 LIB = b"defmodule Demo do\n  def hello, do: :world\n  # HELLO from demo\nend\n"
 HEX_VARIABLES = ("CODENAV_HEX_REPO", "CODENAV_HEX_API", "HEX_MIRROR", "HEX_API_URL", "HEX_HOME")

@@ -16,11 +16,11 @@ import pytest
 from codenav.errors import CodenavError
 from codenav.registries import maven
 from codenav.tools import list_files, read_file
-from tests.conftest import ROOT, run_cli
 from tests.fakes.archives import make_zip
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.maven import FakeMaven
-from tests.test_parity import McpSession, check
+from tests.support.cli import ROOT, run_cli
+from tests.support.mcp import McpSession, check
 
 SLF4J = "org.slf4j:slf4j-api"
 LOGGER = b"package org.slf4j;\n\npublic interface Logger {\n    String ROOT_LOGGER_NAME = \"ROOT\";\n}\n"

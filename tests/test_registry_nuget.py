@@ -18,10 +18,10 @@ from codenav import archive
 from codenav.errors import CodenavError
 from codenav.registries import nuget
 from codenav.tools import list_files, read_file
-from tests.conftest import ROOT, run_cli
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.nuget import FakeNuget, nupkg
-from tests.test_parity import McpSession, check
+from tests.support.cli import ROOT, run_cli
+from tests.support.mcp import McpSession, check
 
 JSON_ID = "Newtonsoft.Json"
 SOURCE = b"namespace Newtonsoft.Json { public static class JsonConvert { } }\n"

@@ -14,10 +14,10 @@ import pytest
 from codenav.errors import CodenavError
 from codenav.registries import packagist
 from codenav.tools import list_files, read_file
-from tests.conftest import ROOT, run_cli
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.packagist import FakePackagist, minify
-from tests.test_parity import McpSession, check
+from tests.support.cli import ROOT, run_cli
+from tests.support.mcp import McpSession, check
 
 MONOLOG = "monolog/monolog"
 LOGGER = b"<?php\n\nnamespace Monolog;\n\nclass Logger implements LoggerInterface\n{\n}\n"

@@ -13,12 +13,12 @@ import pytest
 from codenav.errors import CodenavError
 from codenav.registries import rubygems as rubygems_module
 from codenav.tools import list_files
-from tests.archives import File, build
-from tests.conftest import ORIGINAL_ENV, run_cli
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.rubygems import FakeRubygems, make_gem
-from tests.hardening.support import assert_nothing_cached, isolated_subprocess_env
-from tests.test_parity import McpSession, check
+from tests.support.archives import File, build
+from tests.support.cache import assert_nothing_cached
+from tests.support.cli import ORIGINAL_ENV, isolated_subprocess_env, run_cli
+from tests.support.mcp import McpSession, check
 
 LIB = b"module Demo\n  VERSION = '1.0.0'\n  def self.hello = 'hello from demo'\nend\n"
 

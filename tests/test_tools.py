@@ -9,9 +9,9 @@ import pytest
 from codenav import contract
 from codenav.errors import CodenavError
 from codenav.tools import _grep, grep_file, list_files, read_file
-from tests.conftest import run_cli
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
+from tests.support.cli import run_cli
 
 LONG = "".join(f"line {i} " + "x" * 60 + "\n" for i in range(1, 3001))
 FILES = {

@@ -22,10 +22,10 @@ import pytest
 from codenav import budget, cli, paths, targets, text
 from codenav.cache import store
 from codenav.registries import npm, pypi
-from tests.conftest import ROOT, settle
 from tests.fakes.archives import make_tgz
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
+from tests.support.cli import ROOT, settle
 
 FILES = {
     "package.json": b'{"name": "demo"}\n',

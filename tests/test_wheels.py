@@ -19,11 +19,11 @@ from codenav.errors import CodenavError
 from codenav.registries import pypi as pypi_registry
 from codenav.registries import wheeltags
 from codenav.tools import grep_repo, list_files, read_file
-from tests.conftest import ORIGINAL_ENV, ROOT, run_cli
 from tests.fakes.archives import make_tgz
 from tests.fakes.http import FakeServer
 from tests.fakes.pypi import FakePypi
-from tests.test_parity import McpSession
+from tests.support.cli import ORIGINAL_ENV, ROOT, run_cli
+from tests.support.mcp import McpSession
 
 tags = pytest.importorskip("pip._vendor.packaging.tags", reason="the oracle is the packaging that pip vendors; this pip has none")
 manylinux = pytest.importorskip("pip._vendor.packaging._manylinux", reason="the oracle is the packaging that pip vendors; this pip has none")

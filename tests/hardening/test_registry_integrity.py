@@ -18,7 +18,14 @@ from pathlib import Path
 import pytest
 
 from codenav.tools import list_files, read_file
-from tests.support.cache import assert_nothing_cached, cache_report, check_entry, entry_dirs, error_of, snapshot
+from tests.support.cache import (
+    assert_nothing_cached,
+    cache_report,
+    check_entry,
+    entry_dirs,
+    error_of,
+    snapshot,
+)
 from tests.support.registries import IDS, adapter_class, each_registry
 
 pytestmark = pytest.mark.hardening

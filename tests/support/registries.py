@@ -236,6 +236,30 @@ each_registry = pytest.mark.parametrize("registry", IDS, indirect=True)
 
 
 @contextmanager
+def started(adapter_id: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Adapter]:
+    """The adapter's fake started on 127.0.0.1 and named by its variables, for one test."""
+    with FakeServer() as server:
+        adapter = adapter_class(adapter_id)(server)
+        adapter.isolate(monkeypatch, tmp_path)
+        for name, value in adapter.env().items():
+            monkeypatch.setenv(name, value)
+        yield adapter
+
+
+def fake_fixture(adapter_id: str) -> Any:
+    """A fixture giving a test the fake of ``adapter_id``, started and configured (``started``):
+    ``crates = fake_fixture("crates")`` in a test module."""
+
+    @pytest.fixture
+    def fake(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+        with started(adapter_id, monkeypatch, tmp_path) as adapter:
+            yield adapter.fake
+
+    fake.__doc__ = f"The fake {adapter_id} registry, named by its variables."
+    return fake
+
+
+@contextmanager
 def surfaces(base: Path) -> Iterator[dict[str, Any]]:
     """Every registry's fake and one ``codenav mcp`` sharing the CLI's environment (a module's
     world, for ``mcp.check``): ``{"registries": {id: adapter}, "env": env, "mcp": session}``.
