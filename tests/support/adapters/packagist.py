@@ -17,7 +17,8 @@ class PackagistAdapter(Adapter):
     variables = ("CODENAV_COMPOSER_REPOSITORY", "COMPOSER_HOME")
     kind = ZIP
     hashes = ("sha1",)
-    bad_names = ("monolog", "monolog/", "/monolog", "a b/c", "a/b/c", "-a/b", "a/b.", "a..b/c", "a/b\nc", "a/b%2Fc")
+    bad_names = ("monolog", "monolog/", "Monolog/", "/monolog", "a b/c", "mono log/x", "a//b", "a/b/c", "-a/b", "a/b-",
+                 "a/b.", "a/b---c", "a..b/c", "a/b\nc", "a/b%2Fc")
 
     def start(self) -> FakePackagist:
         return FakePackagist(self.server)

@@ -14,7 +14,7 @@ class RubygemsAdapter(Adapter):
     aliases = ("gem",)
     variables = ("CODENAV_RUBYGEMS_SOURCE", "GEMRC")
     kind = TAR  # the .gem's data.tar.gz
-    bad_names = ("123", "-x", ".x", "a b", "a/b", "../x", "..", "naïve")
+    bad_names = ("123", "-x", ".x", ".hidden", "a b", "a/b", "../x", "..", "naïve")
     bad_versions = ("1.0.0 ; rm -rf /", "../../1")
 
     def start(self) -> FakeRubygems:
