@@ -18,7 +18,7 @@ import pytest
 
 from tests.support import faults
 from tests.support.archives import File
-from tests.support.cli import ROOT, run_cli
+from tests.support.cli import ORIGINAL_ENV, ROOT, run_cli
 from tests.support.hostile import Case
 from tests.support.mcp import check
 from tests.support.registries import IDS, adapter_class, surfaces
@@ -137,6 +137,24 @@ def test_plain_read_prints_the_file_and_an_alias_reads_the_same_package(world, a
         listing = run_cli("files", registry.spec(name, version, prefix), "--json", env=world["env"])
         assert listing.returncode == 0, listing.stderr
         assert json.loads(listing.stdout)["target"]["registry"] == registry.registry
+
+
+@pytest.mark.live
+@pytest.mark.parametrize("adapter", [i for i in IDS if adapter_class(i).live])
+def test_a_real_package_is_read_from_the_public_registry(adapter: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The adapter's live package from the public registry, read with the user's own package
+    manager configuration (only when CODENAV_LIVE_REGISTRIES names the registry)."""
+    registry = adapter_class(adapter).unstarted()
+    if registry.registry not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
+        pytest.skip(f"set CODENAV_LIVE_REGISTRIES={registry.registry} to reach the public registry")
+    if ORIGINAL_ENV.get("HOME"):
+        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])  # the user's configuration applies
+    name, version, path, verified = registry.live
+    proc = run_cli("files", registry.spec(name, version), "--json", "--wait", "60000", timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    assert (result["target"]["name"], result["target"]["verified"]) == (name, verified)
+    assert path in {f["path"] for f in result["files"]}
 
 
 def test_the_kit_covers_every_registry_codenav_offers() -> None:

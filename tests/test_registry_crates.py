@@ -22,7 +22,6 @@ from tests.support.calls import files_of, list_error
 from tests.support.cli import ORIGINAL_ENV, run_cli
 from tests.support.registries import fake_fixture
 
-
 crates = fake_fixture("crates")
 
 
@@ -283,20 +282,3 @@ def test_cargo_resolves_downloads_and_unpacks_what_codenav_reads(tmp_path, dl):
     assert [f["path"] for f in result["files"]] == cargo_files
     if dl == "api-base":
         assert "/api/v1/crates/oracle-crate/1.10.0/download" in [s.path for s in server.seen]
-
-
-# --- the live registry ----------------------------------------------------------------------------
-
-
-@pytest.mark.live
-def test_live_crates_serde(monkeypatch):
-    """The real serde 1.0.210 from the public index (only when CODENAV_LIVE_REGISTRIES names crates)."""
-    if "crates" not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=crates to reach the public crates index")
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])  # the user's Cargo configuration applies
-    proc = run_cli("files", "crates:serde@1.0.210", "--json", "--wait", "60000", timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    assert result["target"]["verified"] is True and result["target"]["name"] == "serde"
-    assert {"Cargo.toml", "Cargo.toml.orig", "src/lib.rs"} <= {f["path"] for f in result["files"]}

@@ -4,7 +4,6 @@ serves, against the fake Hex. What every registry owes is tests/support/registri
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 
@@ -17,7 +16,7 @@ from tests.fakes.http import FakeServer, Reply
 from tests.support.archives import File, build
 from tests.support.cache import assert_nothing_cached
 from tests.support.calls import files_of, list_error
-from tests.support.cli import ORIGINAL_ENV, run_cli
+from tests.support.cli import run_cli
 from tests.support.registries import fake_fixture
 
 hexpm = fake_fixture("hex")
@@ -162,23 +161,6 @@ def test_hex_mirror_reaches_the_fake_end_to_end():
         proc = run_cli("read", "hex:viaenv", "lib/viaenv.ex",
                        env={"HEX_MIRROR": fake.repo_url, "HEX_API_URL": fake.api_url})
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"IO.puts 1\n", b"")
-
-
-# --- the live registry ----------------------------------------------------------------------------
-
-
-@pytest.mark.live
-def test_live_hex_jason(monkeypatch):
-    """The real jason 1.4.4 from the public Hex (only when CODENAV_LIVE_REGISTRIES names hex)."""
-    if "hex" not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=hex to reach the public Hex")
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])  # the user's hex.config applies
-    proc = run_cli("files", "hex:jason@1.4.4", "--json", "--wait", "60000", timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    assert result["target"]["verified"] is True and result["target"]["artifact"] == "jason-1.4.4.tar"
-    assert "lib/jason.ex" in {f["path"] for f in result["files"]}
 
 
 # --- the signed registry (a mirror of the repository alone) ------------------------------------------

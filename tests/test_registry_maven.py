@@ -18,7 +18,7 @@ from codenav.registries import maven
 from codenav.tools import list_files, read_file
 from tests.fakes.archives import make_zip
 from tests.support.cache import assert_nothing_cached
-from tests.support.calls import list_error
+from tests.support.calls import list_error, target_maker
 from tests.support.registries import fake_fixture
 
 SLF4J = "org.slf4j:slf4j-api"
@@ -26,11 +26,7 @@ repo = fake_fixture("maven")
 LOGGER = b"package org.slf4j;\n\npublic interface Logger {\n    String ROOT_LOGGER_NAME = \"ROOT\";\n}\n"
 
 
-def target(version: str | None = "2.0.16", name: str = SLF4J) -> dict:
-    args = {"registry": "maven", "package_name": name}
-    if version is not None:
-        args["version"] = version
-    return args
+target = target_maker("maven", SLF4J, "2.0.16")
 
 
 # --- ComparableVersion ------------------------------------------------------------------------
@@ -286,16 +282,3 @@ def test_the_global_settings_of_maven_home_are_read_after_the_users(isolated_env
     assert maven.endpoint() == "https://global/"
     _settings(isolated_env / "home", "<mirror><id>u</id><mirrorOf>*</mirrorOf><url>https://user/</url></mirror>")
     assert maven.endpoint() == "https://global/"  # an exact `central` mirror wins over `*`, wherever declared
-
-
-# --- the live registry ---------------------------------------------------------------------------
-
-
-def test_live_maven_central():
-    """Against the real repository, only when CODENAV_LIVE_REGISTRIES names maven."""
-    if "maven" not in os.environ.get("CODENAV_LIVE_REGISTRIES", "").split(","):
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=maven to run against the real repository")
-    result = list_files.run(target())
-    assert result["target"]["artifact"] == "slf4j-api-2.0.16-sources.jar" and result["target"]["verified"]
-    assert "org/slf4j/Logger.java" in [f["path"] for f in result["files"]]
-    assert "interface Logger" in read_file.run({**target(), "path": "org/slf4j/Logger.java"})["content"]

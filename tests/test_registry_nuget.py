@@ -5,7 +5,6 @@ catalog leaf -> .nupkg, OPC entries and %-escaped names, against a fake v3 feed 
 from __future__ import annotations
 
 import io
-import os
 import random
 import zipfile
 from pathlib import Path
@@ -18,7 +17,7 @@ from codenav.registries import nuget
 from codenav.tools import list_files, read_file
 from tests.fakes.http import Reply
 from tests.support.cache import assert_nothing_cached
-from tests.support.calls import list_error
+from tests.support.calls import list_error, target_maker
 from tests.support.registries import fake_fixture
 
 feed = fake_fixture("nuget")
@@ -26,11 +25,7 @@ JSON_ID = "Newtonsoft.Json"
 SOURCE = b"namespace Newtonsoft.Json { public static class JsonConvert { } }\n"
 
 
-def target(version: str | None = "13.0.3", name: str = JSON_ID) -> dict:
-    args = {"registry": "nuget", "package_name": name}
-    if version is not None:
-        args["version"] = version
-    return args
+target = target_maker("nuget", JSON_ID, "13.0.3")
 
 
 # --- versions and names -------------------------------------------------------------------------
@@ -273,15 +268,3 @@ def test_a_nuget_config_with_a_dtd_is_ignored(isolated_env, monkeypatch):
     (directory / "NuGet.Config").write_text('<!DOCTYPE c [<!ENTITY u "https://evil/index.json">]><configuration>'
                                             '<packageSources><add key="e" value="&u;"/></packageSources></configuration>')
     assert nuget.endpoint() == nuget.DEFAULT_SOURCE
-
-
-# --- the live registry ---------------------------------------------------------------------------
-
-
-def test_live_nuget():
-    """Against the real feed, only when CODENAV_LIVE_REGISTRIES names nuget."""
-    if "nuget" not in os.environ.get("CODENAV_LIVE_REGISTRIES", "").split(","):
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=nuget to run against the real feed")
-    result = list_files.run(target())
-    assert result["target"]["name"] == JSON_ID and result["target"]["verified"]
-    assert "[Content_Types].xml" in [f["path"] for f in result["files"]]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import random
 
 import pytest
@@ -15,7 +14,7 @@ from codenav.registries import packagist
 from codenav.tools import list_files, read_file
 from tests.fakes.http import Reply
 from tests.fakes.packagist import minify
-from tests.support.calls import list_error
+from tests.support.calls import list_error, target_maker
 from tests.support.registries import fake_fixture
 
 repo = fake_fixture("packagist")
@@ -24,11 +23,7 @@ LOGGER = b"<?php\n\nnamespace Monolog;\n\nclass Logger implements LoggerInterfac
 FILES = {"composer.json": b'{"name": "monolog/monolog"}\n', "src/Monolog/Logger.php": LOGGER}
 
 
-def target(version: str | None = "3.7.0", name: str = MONOLOG) -> dict:
-    args = {"registry": "packagist", "package_name": name}
-    if version is not None:
-        args["version"] = version
-    return args
+target = target_maker("packagist", MONOLOG, "3.7.0")
 
 
 # --- names and versions -------------------------------------------------------------------------
@@ -167,16 +162,3 @@ def test_codenavs_variable_beats_composer_config_which_beats_the_default(isolate
     assert packagist.endpoint() == "https://private.example/"
     monkeypatch.setenv("CODENAV_COMPOSER_REPOSITORY", "http://127.0.0.1:1/repo")
     assert packagist.endpoint() == "http://127.0.0.1:1/repo/"
-
-
-# --- the live registry ---------------------------------------------------------------------------
-
-
-def test_live_packagist():
-    """Against the real repository, only when CODENAV_LIVE_REGISTRIES names packagist."""
-    if "packagist" not in os.environ.get("CODENAV_LIVE_REGISTRIES", "").split(","):
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=packagist to run against the real repository")
-    result = list_files.run(target())
-    assert result["target"]["version"] == "3.7.0" and "src/Monolog/Logger.php" in [f["path"] for f in result["files"]]
-
-

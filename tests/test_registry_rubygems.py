@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from tests.fakes.rubygems import FakeRubygems, make_gem
 from tests.support.archives import File, build
 from tests.support.cache import assert_nothing_cached
 from tests.support.calls import files_of, list_error
-from tests.support.cli import ORIGINAL_ENV, run_cli
+from tests.support.cli import run_cli
 from tests.support.registries import fake_fixture
 
 gems = fake_fixture("rubygems")
@@ -177,20 +176,3 @@ def test_gemrc_source_reaches_the_fake_end_to_end(tmp_path):
         (tmp_path / "home" / ".gemrc").write_text(f"---\n:sources:\n- {fake.url}\n")
         proc = run_cli("read", "rubygems:viarc", "lib/viarc.rb")
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"puts 1\n", b"")
-
-
-# --- the live source ------------------------------------------------------------------------------
-
-
-@pytest.mark.live
-def test_live_rubygems_rack(monkeypatch):
-    """The real rack 3.1.8 from the public source (only when CODENAV_LIVE_REGISTRIES names rubygems)."""
-    if "rubygems" not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=rubygems to reach the public gem source")
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])  # the user's gemrc applies
-    proc = run_cli("files", "rubygems:rack@3.1.8", "--json", "--wait", "60000", timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    assert result["target"]["verified"] is True and result["target"]["artifact"] == "rack-3.1.8.gem"
-    assert "lib/rack.rb" in {f["path"] for f in result["files"]}

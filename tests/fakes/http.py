@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 
@@ -94,6 +94,27 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
 
     do_GET = do_POST = do_HEAD = do_PUT = _handle
+
+
+class Routed:
+    """A fake upstream on a FakeServer (a dataclass with a ``server`` field): its ``ROUTES``
+    (method, path, handler method name; a path ending in ``*`` is a prefix) are registered when
+    it is made, and ``url`` is the server's URL plus ``BASE``."""
+
+    server: FakeServer
+    ROUTES: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+    BASE: ClassVar[str] = "/"
+
+    def __post_init__(self) -> None:
+        for method, path, handler in self.ROUTES:
+            if path.endswith("*"):
+                self.server.route_prefix(method, path[:-1], getattr(self, handler))
+            else:
+                self.server.route(method, path, getattr(self, handler))
+
+    @property
+    def url(self) -> str:
+        return self.server.url + self.BASE
 
 
 class FakeServer(ThreadingHTTPServer):

@@ -15,7 +15,7 @@ import io
 import zipfile
 from dataclasses import dataclass, field
 
-from .http import FakeServer, Reply
+from .http import FakeServer, Reply, Routed
 
 
 def zipball(owner: str, repo: str, sha: str, files: dict[str, bytes]) -> bytes:
@@ -54,23 +54,15 @@ def minify(versions: list[dict]) -> list[dict]:
 
 
 @dataclass
-class FakePackagist:
+class FakePackagist(Routed):
     server: FakeServer
     releases: dict[str, list[dict]] = field(default_factory=dict)  # name -> entries, newest first
     zips: dict[str, bytes] = field(default_factory=dict)  # sha -> zip bytes
     mirror: bool = False  # packages.json names a preferred dist-url mirror
     minified: bool = True
 
-    def __post_init__(self) -> None:
-        self.server.route("GET", "/packages.json", self._root)
-        self.server.route_prefix("GET", "/p2/", self._p2)
-        self.server.route_prefix("GET", "/repos/", self._zipball)
-        self.server.route_prefix("GET", "/codeload/", self._codeload)
-        self.server.route_prefix("GET", "/dists/", self._dist)
-
-    @property
-    def url(self) -> str:
-        return self.server.url + "/"
+    ROUTES = (("GET", "/packages.json", "_root"), ("GET", "/p2/*", "_p2"), ("GET", "/repos/*", "_zipball"),
+              ("GET", "/codeload/*", "_codeload"), ("GET", "/dists/*", "_dist"))
 
     def publish(self, name: str, version: str, files: dict[str, bytes], *, owner: str = "Seldaek",
                 shasum: bool = False, zip_bytes: bytes | None = None, extra: dict | None = None) -> bytes:

@@ -1,6 +1,9 @@
-"""The in-process calls registry tests make most: what ``list_files`` lists, or the error it raises."""
+"""The in-process calls registry tests make most: what ``list_files`` lists, or the error it
+raises, and the tool arguments naming one package."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 
@@ -21,3 +24,13 @@ def list_error(args: dict | None = None, **kwargs: object) -> CodenavError:
     with pytest.raises(CodenavError) as info:
         list_files.run({**(args or {}), **kwargs})
     return info.value
+
+
+def target_maker(registry: str, name: str, version: str) -> Callable[..., dict]:
+    """``target(version=VERSION, name=NAME) -> dict``: one registry's tool arguments for the
+    package its tests read most, the version left out when it is None."""
+
+    def target(version: str | None = version, name: str = name) -> dict:
+        return {"registry": registry, "package_name": name, **({"version": version} if version is not None else {})}
+
+    return target

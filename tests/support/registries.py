@@ -31,6 +31,8 @@ The contract. Class attributes:
 
 - ``registry``: the target prefix (``crates``); ``id``: the suite's parameter id (the prefix,
   unless one registry has two adapters, as PyPI has for wheels and sdists);
+- ``fake_class`` and ``endpoint_variable``: the fake, made on the adapter's server by the
+  default ``start()``, and codenav's variable the default ``env()`` points at its ``url``;
 - ``aliases``: alias prefixes codenav accepts for it (``cargo``), echoed canonical;
 - ``variables``: configuration the tests must clear (codenav's variables and the package
   manager's own); tests/conftest.py clears them for every test;
@@ -39,17 +41,21 @@ The contract. Class attributes:
 - ``hashes``: the hash names a published artifact can be verified by, strongest first; the
   integrity suite runs each (``publish(..., hash=...)`` publishes for it);
 - ``bad_names`` / ``bad_versions``: what the package manager refuses;
-- ``republishes``: False where a version's bytes can never change (Go's checksum database).
+- ``republishes``: False where a version's bytes can never change (Go's checksum database);
+- ``live``: a real package to read from the public registry when ``CODENAV_LIVE_REGISTRIES``
+  names it (``-m live``): (name, version, a path it holds, whether it is verified).
 
 Methods (``name`` is always the result of ``package(stem)``, ``version`` of ``version(text)``):
 
 - ``package(stem)`` / ``version(text)``: a valid name made from a lower-case stem
   (``org.example:demo``), a version in the registry's spelling (Go's ``v1.0.0``);
-- ``start()``: make the fake on ``self.server``; ``env()``: the variables naming it;
+- ``start()``: make the fake on ``self.server``; ``env()``: the variables naming it (by
+  default ``endpoint_variable`` = the fake's ``url``);
   ``isolate(monkeypatch, tmp_path)``: anything else a test must not inherit (a working
   directory without a .cargo above it);
 - ``publish(name, version, files, hash=None) -> bytes``: a release holding ``files`` (path ->
-  bytes, at the root once unpacked), verifiable by ``hash``; returns the artifact as served;
+  bytes, at the root once unpacked), verifiable by ``hash``; returns the artifact as served (by
+  default the fake's own ``publish(name, version, files)``);
 - ``publish_archive(name, version, data)``: a release whose ``kind`` archive is exactly ``data``
   (members under ``top(name, version)``), with the registry's hash of what is served;
 - ``publish_hostile(name, version, case, root) -> Case``: the default builds the case's archive
@@ -115,6 +121,8 @@ class Adapter:
     """The defaults of the contract (see the module docstring); a registry overrides the rest."""
 
     registry: ClassVar[str]
+    fake_class: ClassVar[type]
+    endpoint_variable: ClassVar[str] = ""
     id: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
     variables: ClassVar[tuple[str, ...]] = ()
@@ -123,6 +131,7 @@ class Adapter:
     bad_names: ClassVar[tuple[str, ...]] = ()
     bad_versions: ClassVar[tuple[str, ...]] = ("../../1",)
     republishes: ClassVar[bool] = True
+    live: ClassVar[tuple[str, str, str, bool] | None] = None
 
     def __init__(self, server: FakeServer, fake: Any = None) -> None:
         """Start the fake on ``server``, or share ``fake`` (another adapter's of the same registry)."""
@@ -157,16 +166,16 @@ class Adapter:
 
     # --- the fake -----------------------------------------------------------------------------
     def start(self) -> Any:
-        raise NotImplementedError
+        return self.fake_class(self.server)
 
     def env(self) -> dict[str, str]:
-        raise NotImplementedError
+        return {self.endpoint_variable: self.fake.url}
 
     def isolate(self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         """Nothing more than the variables by default."""
 
     def publish(self, name: str, version: str, files: dict[str, bytes], hash: str | None = None) -> bytes:
-        raise NotImplementedError
+        return self.fake.publish(name, version, files)
 
     def publish_archive(self, name: str, version: str, data: bytes) -> None:
         raise NotImplementedError

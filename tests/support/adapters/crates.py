@@ -15,14 +15,13 @@ from ..registries import Adapter, Place, flip
 
 class CratesAdapter(Adapter):
     registry = "crates"
+    live = ("serde", "1.0.210", "src/lib.rs", True)
+    fake_class = FakeCrates
     aliases = ("cargo",)
     variables = ("CODENAV_CRATES_INDEX", "CARGO_HOME", "CARGO_REGISTRIES_CRATES_IO_PROTOCOL")
     kind = TAR
     bad_names = ("9lives", "-x", "_under", "a.b", "a b", "a/b", "../x", "naïve", "a" * 65)
     bad_versions = ("1.0.0 ; rm -rf /", "../../1")
-
-    def start(self) -> FakeCrates:
-        return FakeCrates(self.server)
 
     def env(self) -> dict[str, str]:
         return {"CODENAV_CRATES_INDEX": "sparse+" + self.fake.url}  # as Cargo writes a sparse index
@@ -32,9 +31,6 @@ class CratesAdapter(Adapter):
         work = tmp_path / "work"
         work.mkdir(exist_ok=True)
         monkeypatch.chdir(work)
-
-    def publish(self, name: str, version: str, files: dict[str, bytes], hash: str | None = None) -> bytes:
-        return self.fake.publish(name, version, files)
 
     def publish_archive(self, name: str, version: str, data: bytes) -> None:
         self.fake.publish(name, version, crate=data)

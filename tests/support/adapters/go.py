@@ -20,6 +20,8 @@ TILE = {"reset-mid-body": ("TOO_LARGE", False)}
 
 class GoAdapter(Adapter):
     registry = "go"
+    live = ("github.com/pkg/errors", "v0.9.1", "errors.go", True)
+    fake_class = FakeGoProxy
     aliases = ("golang",)
     variables = ("CODENAV_GOPROXY", "CODENAV_GOSUMDB", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE", "GONOPROXY",
                  "GOFLAGS", "GONOSUMCHECK", "GOENV", "GOINSECURE")
@@ -30,9 +32,6 @@ class GoAdapter(Adapter):
     bad_versions = ("v1/../x", "", "../../1")
     republishes = False  # the checksum database holds one h1 per version for ever
 
-    def start(self) -> FakeGoProxy:
-        return FakeGoProxy(self.server)
-
     def env(self) -> dict[str, str]:
         return {"CODENAV_GOPROXY": self.fake.url, "CODENAV_GOSUMDB": self.fake.gosumdb()}
 
@@ -41,9 +40,6 @@ class GoAdapter(Adapter):
 
     def version(self, text: str) -> str:
         return "v" + text
-
-    def publish(self, name: str, version: str, files: dict[str, bytes], hash: str | None = None) -> bytes:
-        return self.fake.publish(name, version, files)
 
     def publish_archive(self, name: str, version: str, data: bytes) -> None:
         self.fake.publish(name, version, {}, zip_bytes=data)

@@ -23,20 +23,16 @@ def _mirror_alone(adapter: HexAdapter, monkeypatch: pytest.MonkeyPatch) -> None:
 
 class HexAdapter(Adapter):
     registry = "hex"
+    live = ("jason", "1.4.4", "lib/jason.ex", True)
+    fake_class = FakeHex
     variables = ("CODENAV_HEX_REPO", "CODENAV_HEX_API", "CODENAV_HEX_PUBLIC_KEY", "HEX_MIRROR", "HEX_REPO_URL",
                  "HEX_API_URL", "HEX_HOME")
     kind = TAR  # the outer tar's contents.tar.gz
     bad_names = ("1abc", "_x", "a-b", "a.b", "a b", "a/b", "../x", "naïve")
     bad_versions = ("1.0.0 ; rm -rf /", "../../1")
 
-    def start(self) -> FakeHex:
-        return FakeHex(self.server)
-
     def env(self) -> dict[str, str]:
         return {"CODENAV_HEX_API": self.fake.api_url, "CODENAV_HEX_REPO": self.fake.repo_url}
-
-    def publish(self, name: str, version: str, files: dict[str, bytes], hash: str | None = None) -> bytes:
-        return self.fake.publish(name, version, files)
 
     def publish_archive(self, name: str, version: str, data: bytes) -> None:
         self.fake.publish(name, version, tarball=make_tarball(name, version, {}, contents=data))

@@ -13,18 +13,15 @@ SIDES = {"sha512": ALL_SIDES, "sha256": ("md5", "sha1", "sha256"), "sha1": ("md5
 
 class MavenAdapter(Adapter):
     registry = "maven"
+    live = ("org.slf4j:slf4j-api", "2.0.16", "org/slf4j/Logger.java", True)
+    fake_class = FakeMaven
+    endpoint_variable = "CODENAV_MAVEN_REPOSITORY"
     variables = ("CODENAV_MAVEN_REPOSITORY", "MAVEN_HOME")
     kind = ZIP
     hashes = ("sha512", "sha256", "sha1")
     bad_names = ("org.slf4j", "org.slf4j:", ":api", "org..slf4j:api", "org/slf4j:api", "g:a:jar:1", "org.slf4j:..",
                  "org.slf4j:a\nb", "org.slf4j:a b")
     bad_versions = ("../../1", "1.0-SNAPSHOT")  # a SNAPSHOT is never in a release repository
-
-    def start(self) -> FakeMaven:
-        return FakeMaven(self.server)
-
-    def env(self) -> dict[str, str]:
-        return {"CODENAV_MAVEN_REPOSITORY": self.fake.url}
 
     def package(self, stem: str) -> str:
         return f"org.example:{stem}"

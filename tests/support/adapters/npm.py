@@ -12,17 +12,13 @@ from ..registries import Adapter, Place, flip
 
 class NpmAdapter(Adapter):
     registry = "npm"
+    fake_class = FakeNpm
+    endpoint_variable = "CODENAV_NPM_REGISTRY"
     variables = ("CODENAV_NPM_REGISTRY", "npm_config_registry", "NPM_CONFIG_REGISTRY", "npm_config_userconfig",
                  "NPM_CONFIG_USERCONFIG")
     kind = TAR
     hashes = ("sha512", "sha1")
     bad_names = ("a b", "../x", "@/x", "@scope", "a\nb", "x" * 215)
-
-    def start(self) -> FakeNpm:
-        return FakeNpm(self.server)
-
-    def env(self) -> dict[str, str]:
-        return {"CODENAV_NPM_REGISTRY": self.fake.url}
 
     def publish(self, name: str, version: str, files: dict[str, bytes], hash: str | None = None) -> bytes:
         return self.fake.publish(name, version, files, integrity=hash in (None, "sha512"))

@@ -17,19 +17,13 @@ LEAF = "/v3/catalog0/data/2026.08.01.12.00.00/"  # the fake's catalog folder
 
 class NugetAdapter(Adapter):
     registry = "nuget"
+    live = ("Newtonsoft.Json", "13.0.3", "[Content_Types].xml", True)
+    fake_class = FakeNuget
+    endpoint_variable = "CODENAV_NUGET_SOURCE"
     variables = ("CODENAV_NUGET_SOURCE",)
     kind = ZIP
     hashes = ("sha512",)
     bad_names = ("Newtonsoft..Json", ".Json", "Json.", "-x", "a b", "a/b", "a%2Fb", "x" * 101, "Json\nx")
-
-    def start(self) -> FakeNuget:
-        return FakeNuget(self.server)
-
-    def env(self) -> dict[str, str]:
-        return {"CODENAV_NUGET_SOURCE": self.fake.url}
-
-    def publish(self, name: str, version: str, files: dict[str, bytes], hash: str | None = None) -> bytes:
-        return self.fake.publish(name, version, files)
 
     def publish_archive(self, name: str, version: str, data: bytes) -> None:
         self.fake.publish(name, version, data=data)

@@ -13,18 +13,15 @@ from ..registries import Adapter, Place, flip
 
 class PackagistAdapter(Adapter):
     registry = "packagist"
+    live = ("monolog/monolog", "3.7.0", "src/Monolog/Logger.php", False)
+    fake_class = FakePackagist
+    endpoint_variable = "CODENAV_COMPOSER_REPOSITORY"
     aliases = ("composer",)
     variables = ("CODENAV_COMPOSER_REPOSITORY", "COMPOSER_HOME")
     kind = ZIP
     hashes = ("sha1",)
     bad_names = ("monolog", "monolog/", "Monolog/", "/monolog", "a b/c", "mono log/x", "a//b", "a/b/c", "-a/b", "a/b-",
                  "a/b.", "a/b---c", "a..b/c", "a/b\nc", "a/b%2Fc")
-
-    def start(self) -> FakePackagist:
-        return FakePackagist(self.server)
-
-    def env(self) -> dict[str, str]:
-        return {"CODENAV_COMPOSER_REPOSITORY": self.fake.url}
 
     def package(self, stem: str) -> str:
         return f"acme/{stem}"

@@ -19,6 +19,8 @@ NOT_AN_INDEX = {"wrong-content-type": lambda good, other: Reply(200, b"victim-1.
 
 class WheelAdapter(Adapter):
     registry = "pypi"
+    fake_class = FakePypi
+    endpoint_variable = "CODENAV_PYPI_INDEX_URL"
     id = "pypi-wheel"
     variables = ("CODENAV_PYPI_INDEX_URL", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL")
     kind = ZIP
@@ -26,12 +28,6 @@ class WheelAdapter(Adapter):
     # Any other version is looked up in the index (an unknown one is VERSION_NOT_FOUND): only
     # what is no PEP 440 version or PEP 508 specifier at all is refused.
     bad_versions = ("1.0 ; rm -rf /", "==", ">=1,<")
-
-    def start(self) -> FakePypi:
-        return FakePypi(self.server)
-
-    def env(self) -> dict[str, str]:
-        return {"CODENAV_PYPI_INDEX_URL": self.fake.url}
 
     def filename(self, name: str, version: str) -> str:
         return f"{name.replace('-', '_')}-{version}-py3-none-any.whl"

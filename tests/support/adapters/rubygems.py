@@ -11,20 +11,14 @@ from ..registries import Adapter, Place, flip
 
 class RubygemsAdapter(Adapter):
     registry = "rubygems"
+    live = ("rack", "3.1.8", "lib/rack.rb", True)
+    fake_class = FakeRubygems
+    endpoint_variable = "CODENAV_RUBYGEMS_SOURCE"
     aliases = ("gem",)
     variables = ("CODENAV_RUBYGEMS_SOURCE", "GEMRC")
     kind = TAR  # the .gem's data.tar.gz
     bad_names = ("123", "-x", ".x", ".hidden", "a b", "a/b", "../x", "..", "naïve")
     bad_versions = ("1.0.0 ; rm -rf /", "../../1")
-
-    def start(self) -> FakeRubygems:
-        return FakeRubygems(self.server)
-
-    def env(self) -> dict[str, str]:
-        return {"CODENAV_RUBYGEMS_SOURCE": self.fake.url}
-
-    def publish(self, name: str, version: str, files: dict[str, bytes], hash: str | None = None) -> bytes:
-        return self.fake.publish(name, version, files)
 
     def publish_archive(self, name: str, version: str, data: bytes) -> None:
         self.fake.publish(name, version, gem=make_gem(name, version, {}, data_tar=data))
