@@ -18,7 +18,7 @@ import pytest
 
 from tests.support import faults
 from tests.support.archives import File
-from tests.support.cli import ORIGINAL_ENV, ROOT, run_cli
+from tests.support.cli import ORIGINAL_ENV, ROOT, as_the_user, run_cli
 from tests.support.hostile import Case
 from tests.support.mcp import check
 from tests.support.registries import IDS, adapter_class, surfaces
@@ -147,8 +147,7 @@ def test_a_real_package_is_read_from_the_public_registry(adapter: str, monkeypat
     registry = adapter_class(adapter).unstarted()
     if registry.registry not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
         pytest.skip(f"set CODENAV_LIVE_REGISTRIES={registry.registry} to reach the public registry")
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])  # the user's configuration applies
+    as_the_user(monkeypatch)  # the user's own configuration applies
     name, version, path, verified = registry.live
     proc = run_cli("files", registry.spec(name, version), "--json", "--wait", "60000", timeout=180)
     assert proc.returncode == 0, proc.stderr

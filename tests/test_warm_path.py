@@ -43,12 +43,10 @@ TOO_HEAVY = {"re", "json", "argparse", "typing", "pathlib", "functools", "collec
 
 
 @pytest.fixture()
-def registry(monkeypatch):
-    with FakeServer() as server:
-        fake = FakeNpm(server)
-        fake.publish("demo", "1.0.0", FILES)
-        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
-        yield fake
+def registry(npm):
+    """The fake npm registry, with demo@1.0.0 published."""
+    npm.publish("demo", "1.0.0", FILES)
+    return npm
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:

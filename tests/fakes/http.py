@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 from urllib.parse import urlsplit
 
 
@@ -117,7 +117,21 @@ class Routed:
         return self.server.url + self.BASE
 
 
-class FakeServer(ThreadingHTTPServer):
+class InThread:
+    """``with server:`` serves in a daemon thread and shuts down on the way out."""
+
+    def __enter__(self) -> Self:
+        # A short poll interval: shutdown() waits for one, and the default 0.5 s adds up.
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class FakeServer(InThread, ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
@@ -173,13 +187,3 @@ class FakeServer(ThreadingHTTPServer):
         self.prefix_routes.clear()
         self.seen.clear()
         return self
-
-    def __enter__(self) -> FakeServer:
-        # A short poll interval: shutdown() waits for one, and the default 0.5 s adds up.
-        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.shutdown()
-        self.server_close()

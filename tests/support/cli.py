@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 ORIGINAL_ENV = dict(os.environ)
@@ -81,3 +82,14 @@ def oracle(name: str) -> str | None:
         beside = Path(sys.executable).parent / name
         found = str(beside) if beside.is_file() and os.access(beside, os.X_OK) else None
     return found
+
+
+def as_the_user(monkeypatch: Any, names: tuple[str, ...] = ()) -> None:
+    """Undo the offline isolation for a live test: discovery on, HOME and each variable of
+    ``names`` as the user had them (so the user's npm, pip and other configuration applies)."""
+    monkeypatch.delenv("CODENAV_NO_DISCOVERY", raising=False)
+    for name in (*names, "HOME"):
+        if ORIGINAL_ENV.get(name):
+            monkeypatch.setenv(name, ORIGINAL_ENV[name])
+        elif name != "HOME":
+            monkeypatch.delenv(name, raising=False)
