@@ -10,5 +10,5 @@
 - ``registries``: the conformance kit's adapter contract and the table of adapters
   (``adapters/``, one per fake registry).
 
-tests/support/test_support.py tests these helpers themselves.
+tests/test_support.py tests these helpers themselves.
 """

@@ -24,8 +24,8 @@ Adding a registry (conda-forge, CRAN, pub.dev next) takes, in the tests:
 3. ``tests/test_registry_<name>.py`` for what is peculiar to it only: its version order, its
    name rules, its endpoint discovery, its own artifact layout, its package manager as an oracle.
 
-Every shared suite then runs against it; tests/support/test_support.py checks that the table
-names every registry codenav offers (the ``registry`` enum of the tool schemas).
+Every shared suite then runs against it; tests/test_registry_conformance.py checks that the
+table names every registry codenav offers (the ``registry`` enum of the tool schemas).
 
 The contract. Class attributes:
 
