@@ -278,7 +278,8 @@ def surfaces(base: Path) -> Iterator[dict[str, Any]]:
 
     with ExitStack() as stack:
         adapters: dict[str, Adapter] = {}
-        env = isolated_subprocess_env(base)
+        # No registry or package-manager configuration of the machine (GOFLAGS, HEX_MIRROR, …).
+        env = {k: v for k, v in isolated_subprocess_env(base).items() if k not in all_variables()}
         for adapter_id in IDS:
             cls = adapter_class(adapter_id)
             twin = next((a for a in adapters.values() if a.registry == cls.registry), None)
