@@ -14,9 +14,7 @@ import pytest
 from codenav import contract
 from codenav.cache import open_entry
 from codenav.targets import from_args
-from tests.conftest import run_cli
-from tests.fakes.http import FakeServer
-from tests.fakes.npm import FakeNpm
+from tests.support.cli import run_cli
 
 # 600 lines, 598 of them matching "function" (the shape of @types/node's index.d.ts), wider
 # than the output budget all together; and a file whose matches are apart (the shape of ms).
@@ -32,12 +30,10 @@ TARGET = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
 
 
 @pytest.fixture(autouse=True)
-def registry(monkeypatch):
-    with FakeServer() as server:
-        fake = FakeNpm(server)
-        fake.publish("demo", "1.0.0", FILES)
-        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
-        yield fake
+def registry(npm):
+    """The fake npm registry, with demo@1.0.0 published."""
+    npm.publish("demo", "1.0.0", FILES)
+    return npm
 
 
 def cli(*args: str) -> tuple[int, str, str]:

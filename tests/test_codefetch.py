@@ -12,9 +12,9 @@ import pytest
 from codenav import budget, contract, net
 from codenav.errors import CodenavError
 from codenav.tools import codefetch
-from tests.conftest import run_cli
 from tests.fakes.github import FakeGitHub, gh_calls, install_fake_gh
 from tests.fakes.http import FakeServer, Reply
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="the fake gh is a POSIX sh script")
 

@@ -12,7 +12,6 @@ from codenav import contract
 from codenav.errors import CodenavError
 from codenav.remotes import grepapp as grepapp_client
 from codenav.tools import codesearch
-from tests.conftest import run_cli
 from tests.fakes.grepapp import (
     NO_RESULTS,
     FakeGrepApp,
@@ -23,6 +22,7 @@ from tests.fakes.grepapp import (
     sse_reply,
 )
 from tests.fakes.http import Reply
+from tests.support.cli import run_cli
 
 DATA = Path(__file__).parent / "data" / "grepapp"
 HEADERS_ACCEPT = "application/json, text/event-stream"

@@ -14,9 +14,9 @@ from codenav.cache import store
 from codenav.errors import CodenavError
 from codenav.search import grep
 from codenav.tools import grep_repo
-from tests.conftest import run_cli
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
+from tests.support.cli import run_cli
 
 FILES = {
     "index.js": b"const a = require('./lib/a');\nmodule.exports = a; // needle\n",

@@ -6,7 +6,7 @@ import ast
 import tomllib
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.support.cli import ROOT
 
 PACKAGE = ROOT / "codenav"
 # Data flows one way: surface -> tool -> cache -> (target, registry, remote, archive) -> core.

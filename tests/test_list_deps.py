@@ -11,9 +11,8 @@ import pytest
 from codenav import contract
 from codenav.errors import CodenavError
 from codenav.tools import list_deps
-from tests.conftest import run_cli
-from tests.hardening.support import isolated_subprocess_env
-from tests.test_parity import McpSession, check
+from tests.support.cli import isolated_subprocess_env, run_cli
+from tests.support.mcp import McpSession, check
 
 DATA = Path(__file__).resolve().parent / "data" / "lockfiles"
 NPM_DIRECT = ["npm:@sindresorhus/is@0.14.0", "npm:@sindresorhus/is@4.6.0", "npm:debug@2.6.9", "npm:debug@4.3.7",

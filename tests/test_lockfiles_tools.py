@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ORIGINAL_ENV, run_cli
 from tests.fakes.crates import FakeCrates
 from tests.fakes.go import FakeGoProxy
 from tests.fakes.hex import FakeHex
@@ -29,8 +28,8 @@ from tests.fakes.maven import FakeMaven
 from tests.fakes.nuget import FakeNuget
 from tests.fakes.packagist import FakePackagist
 from tests.fakes.rubygems import FakeRubygems
-from tests.hardening.support import isolated_subprocess_env
-from tests.test_parity import McpSession, check
+from tests.support.cli import ORIGINAL_ENV, isolated_subprocess_env, run_cli
+from tests.support.mcp import McpSession, check
 
 DATA = Path(__file__).resolve().parent / "data" / "lockfiles"
 # Which Debian package brings each tool (.ci/run installs them).

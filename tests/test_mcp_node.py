@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from codenav import __version__, tools
-from tests.conftest import ROOT
 from tests.fakes.github import FakeGitHub
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
 from tests.fakes.http import FakeServer, Reply
+from tests.support.cli import ROOT
 
 pytestmark = pytest.mark.live
 

@@ -27,10 +27,10 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError  # noqa: E402
 
 from codenav import __version__, contract, tools  # noqa: E402
-from tests.conftest import ROOT  # noqa: E402
 from tests.fakes.github import FakeGitHub  # noqa: E402
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result  # noqa: E402
 from tests.fakes.http import FakeServer  # noqa: E402
+from tests.support.cli import ROOT  # noqa: E402
 
 # What the server needs from the test's (isolated) environment.
 _PASSED = ("CODENAV_CACHE_DIR", "XDG_CONFIG_HOME", "PIP_CONFIG_FILE", "CODENAV_NO_DISCOVERY", "CODENAV_NPM_REGISTRY",

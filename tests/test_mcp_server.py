@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from codenav import __version__, contract, tools
-from tests.conftest import ROOT
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
 from tests.fakes.http import FakeServer, Reply
+from tests.support.cli import ROOT
 
 MODERN = "2026-07-28"
 HANDSHAKE = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
@@ -386,7 +386,7 @@ def test_tool_text_block_matches_the_cli_json_bytes(start: Any, grepapp: FakeGre
     env = {"CODENAV_GREP_APP_URL": grepapp.url}
     mcp = start(JSON_ANSWERS, **env)
     text = mcp.result("tools/call", {"name": "codesearch", "arguments": {"query": "os.sep"}})["content"][0]["text"]
-    from tests.conftest import run_cli
+    from tests.support.cli import run_cli
 
     cli = run_cli("search", "os.sep", "--json", env=env)
     assert cli.stdout == text.encode("utf-8") + b"\n"
@@ -656,7 +656,7 @@ def test_the_default_tools_list_declares_no_output_schema(mcp: Mcp, json_mcp: Mc
 def test_the_default_answer_is_text_only_and_equals_verbose_stdout(start: Any, grepapp: FakeGrepApp) -> None:
     """A default tools/call result is one text block and isError, no structuredContent, in both
     eras; the text is `codenav search --verbose` stdout."""
-    from tests.conftest import run_cli
+    from tests.support.cli import run_cli
 
     mcp = start(CODENAV_GREP_APP_URL=grepapp.url)
     legacy = mcp.result("tools/call", {"name": "codesearch", "arguments": {"query": "os.sep"}})

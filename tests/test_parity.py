@@ -3,71 +3,23 @@ on success and on every error code the tool can return (SPEC §4, §7)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
-import sys
-import tarfile
 from pathlib import Path
 
 import pytest
 
-from codenav import contract
-from tests.conftest import ROOT, run_cli
 from tests.fakes import grepapp
 from tests.fakes.github import FakeGitHub
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.npm import FakeNpm
+from tests.support.archives import File, build
+from tests.support.cli import ROOT, run_cli
+from tests.support.mcp import McpSession, check
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.invalid"}
-
-
-class McpSession:
-    """A raw newline-delimited JSON-RPC session with `python -m codenav mcp --json` (``json_answers``
-    False: the default server, which answers with TEXT)."""
-
-    def __init__(self, env: dict[str, str], *, json_answers: bool = True) -> None:
-        options = ["--json"] if json_answers else []
-        self.proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", *options], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        self.next_id = 0
-        reply = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                            "clientInfo": {"name": "parity", "version": "0"}})
-        assert reply["result"]["protocolVersion"] == "2025-11-25"
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, message: dict) -> None:
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict) -> dict:
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        while True:
-            line = self.proc.stdout.readline()
-            assert line, "the server closed stdout"
-            message = json.loads(line)
-            if message.get("id") == self.next_id:
-                return message
-
-    def call(self, tool: str, arguments: dict) -> dict:
-        return self.request("tools/call", {"name": tool, "arguments": arguments})["result"]
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=10)
-
-
-def _tgz(members: list[tuple[str, bytes]]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +40,7 @@ def world(tmp_path_factory):
         })
         npm.publish("tampered", "1.0.0", {"a.js": b"1"})
         npm.packages["tampered"]["1.0.0"].tarball = npm.packages["demo"]["1.0.0"].tarball
-        npm.publish("evil", "1.0.0", {}, tarball=_tgz([("package/ok.js", b""), ("package/../../escape", b"x")]))
+        npm.publish("evil", "1.0.0", {}, tarball=build("tar.gz", [File("package/ok.js"), File("package/../../escape", b"x")]))
         # Each file under the per-file limit, together over the extracted total: TOO_LARGE.
         npm.publish("huge", "1.0.0", {f"zeros{i}.bin": bytes(900 * 1024) for i in range(3)})
         # One file over the per-file limit: listed as too large, the rest served (SPEC §3.7).
@@ -118,60 +70,6 @@ def world(tmp_path_factory):
         yield {"env": env, "mcp": session, "text": text_session, "npm": npm, "grep": grep, "repo": str(repo)}
         session.close()
         text_session.close()
-
-
-def check(world, tool: str, arguments: dict, argv: list[str], *, code: str | None = None) -> dict:
-    """Call both surfaces; assert byte parity, the error code and the schema; return the payload.
-
-    `codenav mcp --json` is held to the envelope's parity; the default server to the TEXT
-    answer's (check_text)."""
-    payload = _check_json(world, tool, arguments, argv, code=code)
-    if "text" in world:  # a world with a default server beside the --json one
-        check_text(world, tool, arguments, argv, payload, code=code)
-    return payload
-
-
-def check_text(world, tool: str, arguments: dict, argv: list[str], payload: dict, *, code: str | None) -> None:
-    """The default server answers with TEXT only (no structuredContent): a success is exactly
-    `codenav <cmd> --verbose` stdout and the tool's renderer of the --json payload; an error is
-    the error TEXT of the same envelope, code first, and --verbose prints it in CLI words."""
-    from codenav import tools, words
-
-    result = world["text"].call(tool, arguments)
-    assert set(result) == {"content", "isError"} and result["isError"] is (code is not None)
-    assert [block["type"] for block in result["content"]] == ["text"]
-    text = result["content"][0]["text"]
-    proc = run_cli(*argv, "--verbose", env=world["env"])
-    if code is None:
-        assert text == tools.load(tool).text(payload) and "(CLI:" not in text
-        assert proc.stdout.decode("utf-8") == tools.load(tool).text(payload, words.for_cli)
-        if not any(w in text for w in ("start_line", "end_line", "path_prefix", "list_files", "read_file", "cursor=")):
-            assert proc.stdout.decode("utf-8") == text  # no word the CLI spells its own way: byte-equal
-        assert proc.stderr == b""
-    else:
-        assert text == words.error_text(payload) and text.startswith(code + ": ")
-        assert "(CLI:" not in text
-        assert proc.stdout == b""
-        assert proc.stderr.decode("utf-8") == "".join(
-            f"codenav: {line}\n" for line in words.error_text(payload, words.for_cli).splitlines())
-        assert proc.returncode == (2 if tool in ("grep_file", "grep_repo", "search_symbols", "codesearch") else 1)
-
-
-def _check_json(world, tool: str, arguments: dict, argv: list[str], *, code: str | None = None) -> dict:
-    result = world["mcp"].call(tool, arguments)
-    proc = run_cli(*argv, "--json", env=world["env"])
-    text = result["content"][0]["text"]
-    assert proc.stdout.decode("utf-8") == text + "\n"
-    payload = json.loads(text)
-    assert result["structuredContent"] == payload
-    assert result["isError"] is (code is not None)
-    if code is None:
-        contract.validator(tool, "outputSchema").validate(payload)
-    else:
-        contract.validator("error").validate(payload)
-        assert payload["error"]["code"] == code
-        assert proc.returncode == (2 if tool in ("grep_file", "grep_repo", "search_symbols", "codesearch") else 1)
-    return payload
 
 
 DEMO = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}

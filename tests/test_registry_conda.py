@@ -15,11 +15,10 @@ from codenav.errors import CodenavError
 from codenav.registries import conda as conda_module
 from codenav.registries.condaversion import Order, VersionError, parse_spec, sort_key
 from codenav.tools import list_files, read_file
-from tests.conftest import ORIGINAL_ENV, run_cli
 from tests.fakes.conda import FakeConda
 from tests.fakes.http import FakeServer, Reply
-from tests.hardening.support import isolated_subprocess_env
-from tests.test_parity import McpSession, check
+from tests.support.cli import ORIGINAL_ENV, isolated_subprocess_env, run_cli
+from tests.support.mcp import McpSession, check
 
 SRC = b'"""demo."""\n\n\ndef hello():\n    return "hello from demo"\n\n\nclass Greeter:\n    pass\n'
 PY = "lib/python3.11/site-packages/demo/__init__.py"
@@ -418,7 +417,7 @@ def test_names_are_lower_cased_as_matchspec_does():
 def test_a_warm_conda_call_imports_nothing_heavy(channel, monkeypatch):
     """Once cached, `codenav read conda:…` imports neither the network libraries nor re, json,
     functools (the subdir is found without `platform`, zstd is looked for only when indexing)."""
-    from tests.test_warm_path import NEVER, TOO_HEAVY, imported_by
+    from tests.support.warm import NEVER, TOO_HEAVY, imported_by
 
     monkeypatch.delenv("CONDA_SUBDIR")  # this machine's subdir is worked out on every call
     channel.publish("demo", "1.1", {PY: SRC})

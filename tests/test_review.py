@@ -19,10 +19,10 @@ import pytest
 from codenav import contract
 from codenav.errors import CodenavError
 from codenav.tools import diff_versions
-from tests.conftest import run_cli
 from tests.fakes.archives import make_zip
 from tests.fakes.http import FakeServer
 from tests.fakes.osv import FakeOsv, record
+from tests.support.cli import run_cli
 from tests.support.oracles import node_exports, python_public, recall_precision
 
 REVIEW = {"registry": "npm", "package_name": "demo", "from_version": "1.0.0", "to_version": "2.0.0", "view": "review"}

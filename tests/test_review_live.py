@@ -26,7 +26,7 @@ import pytest
 from codenav.review import api
 from codenav.review.side import Side
 from codenav.tools import _target, diff_versions
-from tests.support import live
+from tests.support.cli import as_the_user
 from tests.support.oracles import node_exports, python_public, recall_precision, wheel_files
 
 pytestmark = pytest.mark.live
@@ -35,7 +35,7 @@ MINIMUM = 0.95
 
 @pytest.fixture
 def real(monkeypatch):
-    live.real_endpoints(monkeypatch, live.NPM_AND_PIP[:4])
+    as_the_user(monkeypatch, ("PIP_CONFIG_FILE", "PIP_INDEX_URL", "npm_config_registry", "NPM_CONFIG_REGISTRY"))
     monkeypatch.setenv("CODENAV_OSV_URL", "off")
 
 

@@ -13,7 +13,7 @@ import pytest
 from codenav import cli, contract, paths, tools
 from codenav.errors import CodenavError
 from codenav.search.symbols import counts, query
-from tests.conftest import settle
+from tests.support.cli import settle
 
 JS = {
     "package.json": b'{"name": "demo", "version": "1.0.0"}\n',

@@ -9,8 +9,8 @@ import pytest
 from codenav import registries
 from codenav.commands.skill import SKILL
 from codenav.targets import parse_target
-from tests.conftest import run_cli
 from tests.support import tokens
+from tests.support.cli import run_cli
 
 
 def test_codenav_skill_prints_the_skill_file():

@@ -95,7 +95,7 @@ def test_large_javascript_files_in_arrays_give_the_same_symbols(monkeypatch: pyt
     JavaScript and TypeScript files of the test data, and the samples of test_symbols, exactly
     the symbols the tuples give."""
     from codenav.search.symbols import javascript, javascript_tokens
-    from tests.test_symbols import JS_SOURCE, TS_SOURCE
+    from tests.support.samples import JS_SOURCE, TS_SOURCE
 
     sources = [(str(p), p.read_bytes()) for p in DATA.rglob("*")
                if p.is_file() and p.name.endswith((".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"))]

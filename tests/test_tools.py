@@ -9,9 +9,7 @@ import pytest
 from codenav import contract
 from codenav.errors import CodenavError
 from codenav.tools import _grep, grep_file, list_files, read_file
-from tests.conftest import run_cli
-from tests.fakes.http import FakeServer
-from tests.fakes.npm import FakeNpm
+from tests.support.cli import run_cli
 
 LONG = "".join(f"line {i} " + "x" * 60 + "\n" for i in range(1, 3001))
 FILES = {
@@ -31,12 +29,10 @@ TARGET = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
 
 
 @pytest.fixture(autouse=True)
-def registry(monkeypatch):
-    with FakeServer() as server:
-        fake = FakeNpm(server)
-        fake.publish("demo", "1.0.0", FILES)
-        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
-        yield fake
+def registry(npm):
+    """The fake npm registry, with demo@1.0.0 published."""
+    npm.publish("demo", "1.0.0", FILES)
+    return npm
 
 
 def cli(*args: str):

@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.fakes import tls
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
 from tests.fakes.proxy import ConnectProxy
 from tests.fakes.pypi import FakePypi
+from tests.support.cli import ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the test CA")
 

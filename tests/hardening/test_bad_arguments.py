@@ -46,7 +46,7 @@ from tests.fakes.grepapp import FakeGrepApp
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
 from tests.fakes.pypi import FakePypi
-from tests.hardening.support import isolated_subprocess_env
+from tests.support.cli import isolated_subprocess_env
 
 pytestmark = pytest.mark.hardening
 

@@ -44,7 +44,7 @@ from tests.fakes.github import FakeGitHub
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.npm import FakeNpm
-from tests.hardening.support import isolated_subprocess_env
+from tests.support.cli import isolated_subprocess_env
 
 pytestmark = pytest.mark.hardening
 

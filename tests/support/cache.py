@@ -1,10 +1,13 @@
-"""What the hardening suites assert about the file system and the cache.
+"""What the tests assert about the file system and the cache.
 
 - ``snapshot(top)`` records every path under ``top`` (kind, size, mode, mtime, and a digest of
-  small files) so a test can prove that nothing outside the one place it allows has changed.
-- ``cache_report(cache)`` says what the cache holds: published entries, aliases, debris.
+  small files) so a test can prove that nothing outside the one place it allows has changed;
+  ``changes(before, after)`` says what did.
+- ``cache_report(cache)`` says what the cache holds: published entries, aliases, debris;
+  ``assert_nothing_cached`` asserts a failure left only its job record.
 - ``check_entry(path)`` proves one published entry is whole: its manifest parses and lists
   exactly the regular files on disk, with their sizes, and nothing else is there.
+- ``error_of(fn, args)`` is the ``CodenavError`` a call raises.
 """
 
 from __future__ import annotations
@@ -20,17 +23,14 @@ import pytest
 
 from codenav.errors import CodenavError
 
+from .cli import settle
+
 SMALL = 1 << 20  # files up to this size are compared by content, not just size and mtime
-# A stall or a drip must end near its timeout, far below the 30 s default; this much more is
-# allowed for starting the indexer process on a loaded machine (CI runs two test workers).
-STALL_SLACK = 4.0
 
 
 def snapshot(top: Path, skip: tuple[Path, ...] = ()) -> dict[str, tuple]:
     """Every path under ``top`` (relative, '/'-joined) except the subtrees in ``skip``; an entry
     (a path under a cache's ``entries/``) once its indexer has added the late sidecars."""
-    from tests.conftest import settle
-
     for parent in (top, *top.parents):
         if parent.name == "entries":
             settle(parent.parent)
@@ -104,6 +104,11 @@ def assert_nothing_cached(cache: Path) -> None:
         [], [], [], [], []), report
 
 
+def entry_dirs(cache: Path) -> list[Path]:
+    """The published entries of ``cache``, as directories."""
+    return [cache / "entries" / key for key in cache_report(cache).entries]
+
+
 def check_entry(entry: Path) -> dict:
     """Assert ``entry`` is whole (manifest == the regular files on disk, less the rows listed but
     not stored, which are not on disk); return the manifest."""
@@ -129,46 +134,3 @@ def error_of(fn, args: dict) -> CodenavError:
     with pytest.raises(CodenavError) as info:
         fn(args)
     return info.value
-
-
-def isolated_subprocess_env(base: Path, *, first_on_path: tuple[Path, ...] = ()) -> dict[str, str]:
-    """An environment for codenav subprocesses started by module-scoped fixtures (which run
-    outside conftest's autouse isolation): no inherited codenav/npm/pip/gh configuration, HOME
-    and the cache under ``base``, no real ``gh`` on PATH, discovery off."""
-    from tests.conftest import ROOT
-
-    prefixes = ("CODENAV_", "NPM_CONFIG_", "PIP_", "GH_", "GITHUB_", "XDG_")
-    env = {k: v for k, v in os.environ.items() if not k.upper().startswith(prefixes)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    path = [p for p in env.get("PATH", "").split(os.pathsep) if p and not (Path(p) / "gh").exists()]
-    env.update({
-        "PYTHONPATH": str(ROOT), "HOME": str(base / "home"), "CODENAV_CACHE_DIR": str(base / "cache"),
-        "XDG_CONFIG_HOME": str(base / "home" / ".config"), "PIP_CONFIG_FILE": os.devnull,
-        "CODENAV_NO_DISCOVERY": "1", "PATH": os.pathsep.join([*map(str, first_on_path), *path]),
-    })
-    return env
-
-
-def assert_a_republish_keeps_the_pin(registry: str, fake, forget, cache: Path) -> None:
-    """The republished-exact-version check of a registry suite (CODENAV_RESOLVE_TTL=0 set by the
-    caller): ``fake.publish(name, version, files)`` publishes, ``forget()`` drops the published
-    release from the fake, ``fake.server.seen`` counts requests. After the swap the pin serves
-    the verified original without asking; a fresh resolution makes a second, whole entry."""
-    from codenav.tools import read_file
-
-    pinned = {"registry": registry, "package_name": "swap", "version": "1.0.0"}
-    latest = {"registry": registry, "package_name": "swap"}
-    fake.publish("swap", "1.0.0", {"src/lib.rs": b"original\n"})
-    assert read_file.run({**pinned, "path": "src/lib.rs"})["content"] == "original\n"
-    (first,) = [cache / "entries" / key for key in cache_report(cache).entries]
-    before = snapshot(first)
-    forget()
-    fake.publish("swap", "1.0.0", {"src/lib.rs": b"replaced\n", "src/new.rs": b""})
-    asked = len(fake.server.seen)
-    assert read_file.run({**pinned, "path": "src/lib.rs"})["content"] == "original\n"
-    assert len(fake.server.seen) == asked, "an exact, cached version must not ask the registry"
-    assert read_file.run({**latest, "path": "src/lib.rs"})["content"] == "replaced\n"
-    entries = [cache / "entries" / key for key in cache_report(cache).entries]
-    assert len(entries) == 2 and first in entries and snapshot(first) == before
-    for entry in entries:
-        check_entry(entry)
