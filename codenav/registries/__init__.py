@@ -22,9 +22,11 @@ TABLE: dict[str, str] = {
     "nuget": "nuget",
     "hex": "hex",
     "packagist": "packagist",
+    "cran": "cran",
+    "pub": "pub",
 }
 # alias prefix -> canonical prefix
-ALIASES: dict[str, str] = {"cargo": "crates", "golang": "go", "gem": "rubygems", "composer": "packagist"}
+ALIASES: dict[str, str] = {"cargo": "crates", "golang": "go", "gem": "rubygems", "composer": "packagist", "dart": "pub"}
 
 
 def names() -> tuple[str, ...]:
