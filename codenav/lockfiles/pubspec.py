@@ -16,6 +16,8 @@ from .yaml_subset import YamlError, load
 
 
 def entries(text: str, ctx) -> list[Candidate]:
+    if not text.strip():
+        return []  # pub reads an empty (or blank) file as an empty lockfile
     try:
         doc = load(text)
     except YamlError as e:
