@@ -175,6 +175,16 @@ def test_garbage_instead_of_packages_is_a_protocol_error(repo):
     assert repo.tarball_hits == 0
 
 
+def test_a_packages_index_over_its_cap_is_too_large_never_read_cut(repo, monkeypatch):
+    """A PACKAGES.gz that inflates past the cap is TOO_LARGE, not a truncated index."""
+    for n in range(20):
+        repo.publish(f"pkg{n}", "1.0", {})
+    monkeypatch.setattr(cran, "INDEX_CAP", 1000)  # resolve runs here, not in the indexer process
+    with pytest.raises(CodenavError) as info:
+        cran.resolve("pkg19", None)
+    assert (info.value.code, info.value.details["limitBytes"]) == ("TOO_LARGE", 1000)
+
+
 def test_the_highest_of_duplicate_entries_is_read_from_its_path(repo):
     """Two stanzas for one name (a Path copy): the highest version wins, as available.packages keeps it."""
     repo.publish("dup", "0.9", {"R/old.R": b""}, path="Older")

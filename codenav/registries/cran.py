@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError, invalid, protocol_error, redact_url
+from ..errors import CodenavError, invalid, protocol_error, redact_url, too_large
 from .base import Client, ladder, nearest_first, require_digest, version_not_found
 
 TYPE_CHECKING = False  # annotations only
@@ -124,10 +124,12 @@ def is_exact(version: str) -> bool:
 
 
 def satisfies(version: str, wanted: list[tuple[str, str]]) -> bool:
-    key = version_key(version)[1]
-    tests = {">=": lambda b: key >= b, ">": lambda b: key > b, "<=": lambda b: key <= b, "<": lambda b: key < b,
-             "==": lambda b: key == b, "!=": lambda b: key != b}
-    return all(tests[op](version_key(bound)[1]) for op, bound in wanted)
+    """Whether ``version`` meets every ``(operator, version)`` of ``criteria``, by package_version."""
+    import operator
+
+    tests = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq,
+             "!=": operator.ne}
+    return all(tests[op](version_key(version)[1], version_key(bound)[1]) for op, bound in wanted)
 
 
 # --- the endpoint ------------------------------------------------------------------------------
@@ -287,10 +289,13 @@ def _index(repo: str) -> str:
     body = net.decoded_body(resp, INDEX_CAP, "the PACKAGES index", WHAT)  # a server that labels the gzip
     try:
         if body[:2] == b"\x1f\x8b":
-            body = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(body, INDEX_CAP)
+            body = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(body, INDEX_CAP + 1)
         text = body.decode("utf-8")
     except (zlib.error, UnicodeDecodeError):
         raise protocol_error(f"{WHAT} sent a {filename} that is not a readable package index") from None
+    if len(body) > INDEX_CAP:
+        raise too_large(f"the PACKAGES index of {redact_url(repo)} is larger than {INDEX_CAP // 2**20} MiB",
+                        limitBytes=INDEX_CAP)
     if text.strip() and "Package:" not in text:
         raise protocol_error(f"{WHAT} sent a {filename} that is not a package index (no Package: field)")
     return text
