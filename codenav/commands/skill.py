@@ -42,7 +42,7 @@ never a glob; use `--glob '*.ts' --glob '!*.d.ts'` (ripgrep's rules) for pattern
 ## SPEC
 
 `REGISTRY:NAME[@VERSION]`, REGISTRY one of npm, pypi, crates (cargo), go, maven, rubygems (gem),
-nuget, hex, packagist (composer):
+nuget, hex, packagist (composer), cran, pub (dart):
 
 - `npm:express@4.21.2`, `npm:@types/node@20.11.30`, `pypi:requests@2.32.3`
 - a range or tag as the package manager writes it: `npm:react@^18`, `npm:next@canary`,

@@ -41,7 +41,7 @@ CAPABILITIES = {"tools": {"listChanged": False}}
 # it in the model's system prompt. The paragraph on reading answers is for the TEXT form only.
 _ABOUT = (
     "codenav looks inside third-party code: the files of registry packages (npm, pypi, crates, go, maven, "
-    "rubygems, nuget, hex, packagist, conda) and git repositories, public GitHub code (codesearch) and single GitHub "
+    "rubygems, nuget, hex, packagist, conda, cran, pub) and git repositories, public GitHub code (codesearch) and single GitHub "
     "files (codefetch). Every tool is read-only.\n\n"
     "Name what to read with target: 'npm:express@4.21.2', 'npm:@types/node@^20', 'pypi:requests>=2.30,<2.32', "
     "'crates:serde@1', 'github:owner/repo@v1.2.0', 'git:https://host/repo.git#main' (or registry + package_name "

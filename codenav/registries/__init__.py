@@ -23,10 +23,12 @@ TABLE: dict[str, str] = {
     "hex": "hex",
     "packagist": "packagist",
     "conda": "conda",
+    "cran": "cran",
+    "pub": "pub",
 }
 # alias prefix -> canonical prefix
 ALIASES: dict[str, str] = {"cargo": "crates", "golang": "go", "gem": "rubygems", "composer": "packagist",
-                          "conda-forge": "conda"}
+                          "conda-forge": "conda", "dart": "pub"}
 
 
 def names() -> tuple[str, ...]:
