@@ -13,18 +13,18 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from tests.archives import File, build
 
 from codenav.errors import CodenavError
 from codenav.lockfiles import renv
 from codenav.lockfiles._common import REGISTRY, ROOT_DIRECT, TRANSITIVE, LockfileError
 from codenav.registries import cran
 from codenav.tools import list_files
-from tests.archives import File, build
-from tests.conftest import ORIGINAL_ENV, ROOT, run_cli
 from tests.fakes.cran import FakeCran, make_tarball
 from tests.fakes.http import FakeServer, Reply
-from tests.hardening.support import assert_nothing_cached, isolated_subprocess_env
-from tests.test_parity import McpSession, check
+from tests.support.cache import assert_nothing_cached
+from tests.support.cli import ORIGINAL_ENV, ROOT, isolated_subprocess_env, run_cli
+from tests.support.mcp import McpSession, check
 
 CODE = b"hello <- function() {\n  \"Hello from demo\"\n}\n"
 NEEDS_R = pytest.mark.skipif(shutil.which("Rscript") is None, reason="R is not installed (apt-get install r-base-core)")

@@ -14,11 +14,11 @@ from codenav.lockfiles import pubspec
 from codenav.lockfiles._common import REGISTRY, ROOT_DIRECT, TRANSITIVE, LockfileError
 from codenav.registries import pub, pubver
 from codenav.tools import list_files
-from tests.conftest import ORIGINAL_ENV, ROOT, run_cli
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.pub import FakePub, make_archive
-from tests.hardening.support import assert_nothing_cached, isolated_subprocess_env
-from tests.test_parity import McpSession, check
+from tests.support.cache import assert_nothing_cached
+from tests.support.cli import ORIGINAL_ENV, ROOT, isolated_subprocess_env, run_cli
+from tests.support.mcp import McpSession, check
 
 CODE = b"String hello() => 'Hello from demo';\n"
 
