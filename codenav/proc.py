@@ -128,11 +128,13 @@ def spawn(argv: list[str], *, tie: str = "guard", stdin: int | IO[bytes] | None 
         if tie == "leash":
             leash_read, leash_write = os.pipe()  # both ends close-on-exec; Popen makes the child's its stdin
             stdin = leash_read
+        guardian = _guardian_fd() if tie == "guard" else None
         try:
             popen = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL if stdin is None else stdin, stdout=stdout, stderr=stderr,
                 env=env, cwd=cwd if cwd is not None else os.path.abspath(os.sep),
                 start_new_session=tie != "pipe", close_fds=True,
+                preexec_fn=_announcer(guardian) if guardian is not None else None,
             )
         except OSError as exc:
             if leash_write is not None:
@@ -142,9 +144,22 @@ def spawn(argv: list[str], *, tie: str = "guard", stdin: int | IO[bytes] | None 
             if leash_read is not None:
                 os.close(leash_read)
         _children[popen.pid] = _Child(popen, tie, leash_write, _thread.get_ident())
-        if tie == "guard":
-            _tell_guardian(f"+{popen.pid}\n")
     return popen
+
+
+def _announcer(fd: int) -> Callable[[], None]:
+    """What a guarded child runs between fork and exec: it tells the guardian its group itself,
+    so no moment exists — not even between our fork and our hearing its pid — when codenav
+    could die and leave it unlisted. Nothing here imports or locks (a fork of a threaded
+    process); a guardian gone is no reason not to run the program."""
+
+    def announce() -> None:
+        try:
+            os.write(fd, b"+%d\n" % os.getpid())  # after setsid: its pid is its group
+        except OSError:
+            pass
+
+    return announce
 
 
 def forget(child: subprocess.Popen[bytes]) -> None:
@@ -237,28 +252,41 @@ def _kill_group(popen: subprocess.Popen[bytes]) -> bool:
     return True
 
 
-def _tell_guardian(line: str) -> None:
-    """Send the guardian one line (the caller holds ``_lock``); start it first if need be, and
-    again with the whole list if it has gone."""
+def _guardian_fd() -> int | None:
+    """The guardian's stdin, started first if need be (the caller holds ``_lock``); None where
+    it cannot run (the exit paths still kill every group)."""
     import subprocess
     import sys
 
-    for _ in range(2):
-        if not _guardian:
-            if not sys.executable or not os.path.isfile(_GUARDIAN):
-                return  # an embedded interpreter or a zip import: the exit paths still kill every group
-            try:
-                _guardian.append(subprocess.Popen(
-                    [sys.executable, "-I", "-S", _GUARDIAN], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL, cwd=os.path.abspath(os.sep), start_new_session=True, close_fds=True))
-            except OSError:
-                return
-            line = "".join(f"+{pid}\n" for pid, record in _children.items() if record.tie == "guard")
+    if _guardian and _guardian[0].poll() is not None:
+        _guardian.clear()  # killed from outside: writing to it would end the child with SIGPIPE
+    if not _guardian:
+        if not sys.executable or not os.path.isfile(_GUARDIAN):
+            return None  # an embedded interpreter, or codenav imported from a zip
         try:
-            os.write(_guardian[0].stdin.fileno(), line.encode("ascii"))  # under PIPE_BUF: one atomic write
-            return
-        except OSError:  # it was killed: a new one is told every group still running
-            _guardian.clear()
+            _guardian.append(subprocess.Popen(
+                [sys.executable, "-I", "-S", _GUARDIAN], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, cwd=os.path.abspath(os.sep), start_new_session=True, close_fds=True))
+        except OSError:
+            return None
+        # A guardian started after another was killed: it is told every group still running.
+        listed = "".join(f"+{pid}\n" for pid, record in _children.items() if record.tie == "guard")
+        if listed and not _tell_guardian(listed):
+            return None
+    return _guardian[0].stdin.fileno()
+
+
+def _tell_guardian(line: str) -> bool:
+    """Send the guardian one line (the caller holds ``_lock``); False when it has gone (the next
+    guarded child starts another)."""
+    if not _guardian:
+        return False
+    try:
+        os.write(_guardian[0].stdin.fileno(), line.encode("ascii"))  # under PIPE_BUF: one atomic write
+        return True
+    except OSError:
+        _guardian.clear()
+        return False
 
 
 # --- running a program to its end -------------------------------------------------------------------
