@@ -280,11 +280,11 @@ def end_server(server: subprocess.Popen[bytes], way: str) -> None:
 
 def run_server_case(base: Path, hang: Hang, way: str) -> None:
     """Start the server, hang a call, end it ``way``; then nothing of it may be left."""
-    env = host_env(base, hang.env)
     with open(base / "stderr", "wb") as stderr:
         server = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=base)
-    try:
+                                  stdout=subprocess.PIPE, stderr=stderr, env=host_env(base, hang.env), cwd=base)
+
+    def call() -> None:
         assert server.stdin is not None and server.stdout is not None
         server.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}})
@@ -294,39 +294,37 @@ def run_server_case(base: Path, hang: Hang, way: str) -> None:
             "name": hang.tool, "arguments": hang.arguments}}).encode() + b"\n")
         server.stdin.flush()
         assert read_frame(server.stdout.fileno(), READY_WITHIN)["id"] == 0
-        wait_until(hang.ready, READY_WITHIN, f"{way}: the hang set in")
-        ended = time.monotonic()
-        end_server(server, way)
-        code = server.wait(GONE_WITHIN)
-        assert code == SERVER_WAYS[way], (way, code, (base / "stderr").read_bytes()[-2000:])
-        assert_all_gone(hang.marks, ended)
-        assert_cache_whole(hang.marks.cache, hang.entries)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
+
+    end_and_check(server, base, hang, way, SERVER_WAYS[way], call, lambda: end_server(server, way))
 
 
 def run_cli_case(base: Path, hang: Hang, way: str) -> None:
     """Run the CLI on the hang, interrupt it ``way``; then nothing of it may be left."""
-    env = host_env(base, hang.env)
     with open(base / "stderr", "wb") as stderr:
         cli = subprocess.Popen([sys.executable, "-m", "codenav", *hang.cli], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL, stderr=stderr, env=env, cwd=base,
+                               stdout=subprocess.DEVNULL, stderr=stderr, env=host_env(base, hang.env), cwd=base,
                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    end_and_check(cli, base, hang, way, CLI_WAYS[way], lambda: None, lambda: cli.send_signal(getattr(signal, way)))
+
+
+def end_and_check(child: subprocess.Popen[bytes], base: Path, hang: Hang, way: str, status: int,
+                  start: Callable[[], None], end: Callable[[], None]) -> None:
+    """``start()`` the call; once the hang has set in, ``end()`` codenav: it must exit with
+    ``status`` and no traceback, leave no process after GONE_WITHIN seconds, the cache whole."""
     try:
+        start()
         wait_until(hang.ready, READY_WITHIN, f"{way}: the hang set in")
         ended = time.monotonic()
-        cli.send_signal(getattr(signal, way))
-        code = cli.wait(GONE_WITHIN)
-        assert code == CLI_WAYS[way], (way, code, (base / "stderr").read_bytes()[-2000:])
-        assert b"Traceback" not in (base / "stderr").read_bytes()
+        end()
+        code = child.wait(GONE_WITHIN)
+        stderr = (base / "stderr").read_bytes()
+        assert code == status and b"Traceback" not in stderr, (way, code, stderr[-2000:])
         assert_all_gone(hang.marks, ended)
         assert_cache_whole(hang.marks.cache, hang.entries)
     finally:
-        if cli.poll() is None:
-            cli.kill()
-            cli.wait()
+        if child.poll() is None:
+            child.kill()
+            child.wait()
 
 
 def side_by_side(cases: dict[str, Callable[[], None]]) -> None:
