@@ -22,7 +22,9 @@ ways:
 - ``guard`` (programs, the regex worker): it leads its own process group, and a guardian
   process (guardian.py, started with the first such child) kills every group still listed when
   codenav ends, however it ends — exit, crash or SIGKILL: the guardian reads the end of a pipe
-  only codenav writes to as codenav's death. The group takes git's own helpers with it.
+  only codenav writes to as codenav's death. The child announces its group on that pipe itself,
+  between fork and exec, so it is listed before it can do anything. The group takes git's own
+  helpers with it.
 - ``leash`` (the indexer, which may outlive a call): its stdin is a pipe from codenav. ``r`` on it
   releases the child to finish alone (the CLI answered INDEXING); the pipe's end without ``r``
   tells it codenav is gone, and it stops itself (cache/indexer.py).
@@ -205,15 +207,25 @@ def end_children(thread: int | None = None, *, release: bool = False) -> None:
 
 def shutdown() -> None:
     """The process is ending: refuse new children, end every one, and let the guardian go."""
+    import subprocess
+
     global _closed
     with _lock:
         _closed = True
     end_children()
     with _lock:
+        killed = [record.popen for record in _children.values() if record.tie == "guard"]
+    for popen in killed:  # reaped here or by the thread that ran it, then off the guardian's list
+        try:
+            popen.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            continue  # still listed: the guardian kills it again
+        forget(popen)
+    with _lock:
         for popen in _guardian:
             try:
                 assert popen.stdin is not None
-                popen.stdin.close()  # its cue: it kills what is still listed (nothing now) and exits
+                popen.stdin.close()  # its cue: it kills what is still listed and exits
             except OSError:
                 pass
         _guardian.clear()
