@@ -22,9 +22,10 @@ ways:
 - ``guard`` (programs, the regex worker): it leads its own process group, and a guardian
   process (guardian.py, started with the first such child) kills every group still listed when
   codenav ends, however it ends — exit, crash or SIGKILL: the guardian reads the end of a pipe
-  only codenav writes to as codenav's death. The child announces its group on that pipe itself,
-  between fork and exec, so it is listed before it can do anything. The group takes git's own
-  helpers with it.
+  only codenav writes to as codenav's death. The group takes git's own helpers with it; on
+  Linux the guardian also ends every process whose environment carries its mark
+  (``CODENAV_GUARDIAN``, set in each guarded child's), so a child codenav had no time to list,
+  or a helper that left the group, goes too.
 - ``leash`` (the indexer, which may outlive a call): its stdin is a pipe from codenav. ``r`` on it
   releases the child to finish alone (the CLI answered INDEXING); the pipe's end without ``r``
   tells it codenav is gone, and it stops itself (cache/indexer.py).
@@ -52,6 +53,7 @@ if TYPE_CHECKING:
 STDERR_KEEP = 64 * 1024  # bytes of stderr kept: the tail, where programs put the reason
 _CHUNK = 256 * 1024
 _GUARDIAN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "guardian.py")
+GUARDIAN_MARK = "CODENAV_GUARDIAN"  # in a guarded child's environment: its guardian's pid
 
 
 class Deadline:
@@ -130,13 +132,15 @@ def spawn(argv: list[str], *, tie: str = "guard", stdin: int | IO[bytes] | None 
         if tie == "leash":
             leash_read, leash_write = os.pipe()  # both ends close-on-exec; Popen makes the child's its stdin
             stdin = leash_read
-        guardian = _guardian_fd() if tie == "guard" else None
+        if tie == "guard" and _guardian_running():
+            # The mark the guardian also looks for (Linux): whatever descends from this child,
+            # listed or not yet, it carries the guardian's number in its environment.
+            env = {**(os.environ if env is None else env), GUARDIAN_MARK: str(_guardian[0].pid)}
         try:
             popen = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL if stdin is None else stdin, stdout=stdout, stderr=stderr,
                 env=env, cwd=cwd if cwd is not None else os.path.abspath(os.sep),
                 start_new_session=tie != "pipe", close_fds=True,
-                preexec_fn=_announcer(guardian) if guardian is not None else None,
             )
         except OSError as exc:
             if leash_write is not None:
@@ -146,22 +150,9 @@ def spawn(argv: list[str], *, tie: str = "guard", stdin: int | IO[bytes] | None 
             if leash_read is not None:
                 os.close(leash_read)
         _children[popen.pid] = _Child(popen, tie, leash_write, _thread.get_ident())
+        if tie == "guard":
+            _tell_guardian(f"+{popen.pid}\n")
     return popen
-
-
-def _announcer(fd: int) -> Callable[[], None]:
-    """What a guarded child runs between fork and exec: it tells the guardian its group itself,
-    so no moment exists — not even between our fork and our hearing its pid — when codenav
-    could die and leave it unlisted. Nothing here imports or locks (a fork of a threaded
-    process); a guardian gone is no reason not to run the program."""
-
-    def announce() -> None:
-        try:
-            os.write(fd, b"+%d\n" % os.getpid())  # after setsid: its pid is its group
-        except OSError:
-            pass
-
-    return announce
 
 
 def forget(child: subprocess.Popen[bytes]) -> None:
@@ -264,28 +255,27 @@ def _kill_group(popen: subprocess.Popen[bytes]) -> bool:
     return True
 
 
-def _guardian_fd() -> int | None:
-    """The guardian's stdin, started first if need be (the caller holds ``_lock``); None where
-    it cannot run (the exit paths still kill every group)."""
+def _guardian_running() -> bool:
+    """True once the guardian runs, started first if need be (the caller holds ``_lock``); False
+    where it cannot run (the exit paths still kill every group)."""
     import subprocess
     import sys
 
     if _guardian and _guardian[0].poll() is not None:
-        _guardian.clear()  # killed from outside: writing to it would end the child with SIGPIPE
+        _guardian.clear()  # killed from outside: the next one is told every group still running
     if not _guardian:
         if not sys.executable or not os.path.isfile(_GUARDIAN):
-            return None  # an embedded interpreter, or codenav imported from a zip
+            return False  # an embedded interpreter, or codenav imported from a zip
         try:
             _guardian.append(subprocess.Popen(
                 [sys.executable, "-I", "-S", _GUARDIAN], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL, cwd=os.path.abspath(os.sep), start_new_session=True, close_fds=True))
         except OSError:
-            return None
-        # A guardian started after another was killed: it is told every group still running.
+            return False
         listed = "".join(f"+{pid}\n" for pid, record in _children.items() if record.tie == "guard")
         if listed and not _tell_guardian(listed):
-            return None
-    return _guardian[0].stdin.fileno()
+            return False
+    return True
 
 
 def _tell_guardian(line: str) -> bool:

@@ -494,6 +494,36 @@ def test_the_file_writing_helper_ends_when_the_indexer_is_killed(tmp_path: Path)
             parent.wait()
 
 
+def test_a_program_that_leaves_its_group_still_ends_with_codenav(tmp_path: Path) -> None:
+    """A program codenav runs starts a helper in a session of its own (out of reach of the group
+    kill); when codenav is killed with SIGKILL the guardian still ends both: the helper carries
+    the guardian's mark in its environment."""
+    mark = tmp_path / "mark"
+    helper = [sys.executable, "-c", "import time; time.sleep(60)", str(mark)]  # the mark only names it
+    program = f"import subprocess, time\nsubprocess.Popen({helper!r}, start_new_session=True)\ntime.sleep(60)\n"
+    script = ("import sys\nfrom codenav import proc\n"
+              "child = proc.spawn([sys.executable, '-c', sys.argv[1]])\nprint(child.pid, flush=True)\n"
+              "import time; time.sleep(60)\n")
+    codenav = subprocess.Popen([sys.executable, "-c", script, program], stdout=subprocess.PIPE,
+                               env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert codenav.stdout is not None
+        child = int(codenav.stdout.readline())
+        escaped = wait_until(lambda: [pid for pid, line in processes(Marks(mark)) if line == " ".join(helper)],
+                             READY_WITHIN, "the helper started")
+        assert os.getsid(escaped[0]) != os.getsid(child)  # out of the group codenav listed
+        codenav.kill()
+        killed = time.monotonic()
+        codenav.wait()
+        assert_all_gone(Marks(mark), killed)
+        wait_until(lambda: not os.path.exists(f"/proc/{child}/cmdline") or not Path(f"/proc/{child}/cmdline")
+                   .read_bytes(), GONE_WITHIN, "the program ended")
+    finally:
+        if codenav.poll() is None:
+            codenav.kill()
+            codenav.wait()
+
+
 # --- the late sidecars: the one designed exception ---------------------------------------------
 
 def test_the_late_sidecar_indexer_holds_no_socket_keeps_the_lock_and_stops_at_its_bound(npm: FakeNpm) -> None:
