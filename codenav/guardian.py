@@ -5,13 +5,15 @@ guardian.py``, the standard library only) in its own session, so a signal sent t
 process group does not end it first. Its stdin is a pipe that only codenav writes to:
 
 - ``+PGID``: a child group started; ``-PGID``: that child was reaped (its number may be
-  reused: it is not killed any more).
+  reused: it is not killed any more); ``.``: codenav is ending in order, having ended its
+  children itself (the sweep below is not needed).
 - The end of the pipe is codenav's end — an exit, a crash or SIGKILL alike, since the kernel
   closes a dead process's descriptors. Every group still listed gets SIGKILL; then, where
   /proc exists (Linux), so does every process whose environment holds
   ``CODENAV_GUARDIAN=<this guardian's pid>``, the mark proc.py puts in each guarded child's
   environment and its descendants inherit: a child started in the instant before codenav died,
-  too soon to be listed, or a helper that left its group, is found that way. Then it exits.
+  too soon to be listed, or a helper that left its group, is found that way (unless codenav
+  said ``.``). Then it exits.
 
 This is the watchdog of docs/decisions.md (issue 27): unlike a parent-death signal it works on
 every POSIX system, reaches git's own helpers (the whole group), and does not depend on which
@@ -27,6 +29,7 @@ KILL = 9  # SIGKILL; `signal` would import enum for one constant
 
 def main() -> int:
     groups: set[int] = set()
+    orderly = False
     pending = b""
     while True:
         try:
@@ -41,12 +44,13 @@ def main() -> int:
         for line in lines:
             if line[1:].isdigit():
                 (groups.add if line[:1] == b"+" else groups.discard)(int(line[1:]))
+            orderly = line == b"."
     for group in groups:
         try:
             os.killpg(group, KILL)
         except OSError:
             pass
-    for _ in range(2):  # twice: a process forking as it was found leaves a marked child
+    for _ in range(0 if orderly else 2):  # twice: a process forking as it was found leaves a marked child
         for pid in marked(f"CODENAV_GUARDIAN={os.getpid()}".encode()):
             try:
                 os.kill(pid, KILL)

@@ -212,12 +212,22 @@ def shutdown() -> None:
         except subprocess.TimeoutExpired:
             continue  # still listed: the guardian kills it again
         forget(popen)
+    _release_guardian()
+
+
+def _release_guardian() -> None:
+    """An orderly end (shutdown, or the interpreter's exit): every child has been ended, so the
+    guardian is told ``.`` (no sweep for unlisted ones is needed), its pipe is closed, and it is
+    waited for a moment — it kills what is still listed and exits."""
+    import subprocess
+
     with _lock:
         for popen in _guardian:
             try:
-                assert popen.stdin is not None
-                popen.stdin.close()  # its cue: it kills what is still listed and exits
-            except OSError:
+                os.write(popen.stdin.fileno(), b".\n")
+                popen.stdin.close()
+                popen.wait(timeout=1)
+            except (OSError, ValueError, subprocess.TimeoutExpired):
                 pass
         _guardian.clear()
 
@@ -272,6 +282,9 @@ def _guardian_running() -> bool:
                 stderr=subprocess.DEVNULL, cwd=os.path.abspath(os.sep), start_new_session=True, close_fds=True))
         except OSError:
             return False
+        import atexit
+
+        atexit.register(_release_guardian)  # idempotent: after shutdown() there is none to release
         listed = "".join(f"+{pid}\n" for pid, record in _children.items() if record.tie == "guard")
         if listed and not _tell_guardian(listed):
             return False
