@@ -146,6 +146,18 @@ def _quick_namespace(argv: list[str]) -> _Namespace | None:
     return _Namespace(values)
 
 
+class _Signalled(BaseException):
+    """SIGTERM or SIGHUP while a command runs: unwound as Ctrl-C's KeyboardInterrupt is."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_signalled(signum: int, frame: Any) -> None:
+    raise _Signalled(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     ns: Any = _quick_namespace(argv)
@@ -155,20 +167,31 @@ def main(argv: list[str] | None = None) -> int:
         if ns.command is None:
             parser.print_help(sys.stderr)
             return 2
-    try:
-        if ns.command == "mcp":
-            from .mcp.server import serve
+    if ns.command == "mcp":
+        from .mcp.server import serve
 
-            return serve(json_answers=ns.json)
+        return serve(json_answers=ns.json)  # it ends its children itself, on its own signals
+    import _signal  # loaded at start-up; `signal` would cost a warm call enum and functools
+
+    handled = (_signal.SIGTERM, _signal.SIGHUP)
+    try:
+        previous = [_signal.signal(number, _raise_signalled) for number in handled]
+    except ValueError:  # not the main thread (an embedding program): its signals are its own
+        previous = []
+    answered = False
+    try:
         if ns.command == "cache":
             from .commands import cache as cache_command
 
-            return cache_command.run(ns)
-        if ns.command == "skill":
+            status = cache_command.run(ns)
+        elif ns.command == "skill":
             from .commands import skill
 
-            return skill.run(ns)
-        return _run_tool(ns)
+            status = skill.run(ns)
+        else:
+            status = _run_tool(ns)
+        answered = True
+        return status
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, and keep Python's exit-time
         # flush of stdout from raising again (the recipe of the signal module docs).
@@ -176,9 +199,27 @@ def main(argv: list[str] | None = None) -> int:
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        answered = True
         return 0
     except KeyboardInterrupt:
         return 130
+    except _Signalled as exc:
+        return 128 + exc.signum
+    finally:
+        for number, handler in zip(handled, previous, strict=False):  # none when not installed
+            _signal.signal(number, handler)
+        _end_children(answered)
+
+
+def _end_children(answered: bool) -> None:
+    """No process this command started outlives it (SPEC §8): programs are killed; an indexer
+    still running is released to finish alone once the command answered (INDEXING), and
+    stopped when the command was interrupted."""
+    proc = sys.modules.get(f"{__package__}.proc")  # never imported: nothing was started
+    if proc is not None:
+        import _thread
+
+        proc.end_children(_thread.get_ident(), release=answered)
 
 
 def _run_tool(ns: Any) -> int:

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 from . import neterrors
 from .errors import CodenavError
+from .proc import Deadline
 
 API_CAP = 2 * 1024 * 1024  # bytes, for API/search/fetch bodies
 DEFAULT_TIMEOUT = 30.0
@@ -57,18 +58,6 @@ def _redirect_allowed(policy: str, origin: str, target: str) -> bool:
     if parts.scheme == "https":
         return True
     return parts.hostname in ("127.0.0.1", "localhost", "::1") and parts.hostname == start.hostname
-
-
-class _Deadline:
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.end = time.monotonic() + seconds
-
-    def remaining(self) -> float:
-        left = self.end - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        return left
 
 
 def _socket_of(raw: Any) -> Any:
@@ -204,14 +193,14 @@ def request(
     import requests
 
     _session()  # the first call builds the trust context: setup, not part of the exchange's deadline
-    deadline = _Deadline(timeout)
+    deadline = Deadline(timeout)
     hops = 0
     current = url
     while True:
         proxies, via, insecure = _route(current, manager)
         session = _session(insecure)
         try:
-            left = deadline.remaining()
+            left = deadline.left()
             resp = session.request(
                 method,
                 current,
@@ -285,13 +274,13 @@ def request(
     return out
 
 
-def _read_body(resp: Any, deadline: _Deadline) -> Iterator[bytes]:
+def _read_body(resp: Any, deadline: Deadline) -> Iterator[bytes]:
     import urllib3
 
     raw = resp.raw
     sock = _socket_of(raw)
     while True:
-        left = deadline.remaining()
+        left = deadline.left()
         if sock is not None:
             try:
                 sock.settimeout(left)

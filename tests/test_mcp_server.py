@@ -593,7 +593,10 @@ def test_a_cancelled_call_gets_no_response(start: Any, grepapp: FakeGrepApp) -> 
     mcp = start(CODENAV_GREP_APP_URL=grepapp.url)
     mcp.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
               "params": {"name": "codesearch", "arguments": {"query": "x"}}})
-    time.sleep(0.3)
+    for _ in range(500):  # until the call runs (a loaded machine may take a while to start the server)
+        if grepapp.seen:
+            break
+        time.sleep(0.02)
     mcp.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "test"}})
     mcp.ping_works(6)
     time.sleep(1.8)  # the upstream has answered by now; the call has finished, unseen

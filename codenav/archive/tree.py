@@ -772,15 +772,20 @@ class _Writer:
         import subprocess
         import sys
 
+        from .. import proc
         from . import filewriter
 
         if not sys.executable or not os.path.isfile(filewriter.__file__):
             # An embedded interpreter, or codenav imported from a zip: no script to run.
             raise OSError(errno.ENOENT, "the file-writing helper cannot be started here")
         self.header = filewriter.HEADER
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", filewriter.__file__, root, "1" if fchmod else "0"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+        try:
+            # Tied by its stdin: it ends when this process does, however that ends (proc.py).
+            self.process = proc.spawn(
+                [sys.executable, "-I", "-S", filewriter.__file__, os.path.abspath(root), "1" if fchmod else "0"],
+                tie="pipe", stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except proc.NotStarted as exc:
+            raise OSError(errno.EAGAIN, f"the file-writing helper cannot be started ({exc})") from None
         try:  # a deeper pipe (Linux: 1 MiB, the unprivileged maximum) keeps both sides busy longer
             import fcntl
 
@@ -833,15 +838,19 @@ class _Writer:
         return failed
 
     def close(self) -> None:
+        from .. import proc
+
         assert self.process.stdin is not None
         self.process.stdin.close()
         self.process.wait()
+        proc.forget(self.process)
         if self.process.stdout is not None:
             self.process.stdout.close()
 
     def kill(self) -> None:
-        self.process.kill()
-        self.process.wait()
+        from .. import proc
+
+        proc.kill(self.process)
         for stream in (self.process.stdin, self.process.stdout):
             try:
                 if stream is not None:

@@ -2,8 +2,10 @@
 
 ``cache.open_entry`` tries the warm lookup first (one alias, one manifest header); when that
 misses, ``open_target`` resolves a git ref or re-reads the alias, then starts
-``python -m codenav.cache.indexer`` in its own session and waits up to ``wait_ms``; past that it returns INDEXING and the indexer carries on, so a retry finds the
-entry. Readers never see a half-built entry: an entry exists only once renamed.
+``python -m codenav.cache.indexer`` in its own session, leashed to this process (proc.spawn),
+and waits up to ``wait_ms``; past that it returns INDEXING and the indexer carries on while
+this process lives (or, released by the CLI's exit, alone), so a retry finds the entry.
+Readers never see a half-built entry: an entry exists only once renamed.
 """
 
 from __future__ import annotations
@@ -100,19 +102,24 @@ def _spawn(job: dict[str, Any], deadline: float) -> Any:
     import json
     import subprocess
 
+    from .. import proc
+
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)
     env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    job = {**job, "progressUntil": deadline if _progress_wanted() else None}
+    job = {**job, "leash": True, "progressUntil": deadline if _progress_wanted() else None}
+    try:
+        cwd = os.getcwd()  # where the caller stands (its configuration files), as before
+    except OSError:
+        cwd = None
     log = _open_log()
     try:
-        # Detached (its own session), not proc.run: it must outlive a caller that stops waiting.
-        return subprocess.Popen(
-            [sys.executable, "-m", f"{__package__}.indexer", json.dumps(job)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=None if job["progressUntil"] else log,
-            env=env, start_new_session=True, close_fds=True,
-        )
+        # Leashed (its own session, stdin a pipe from this process), not proc.run: it must
+        # outlive a call that stops waiting, but not this process (indexer.py says how it stops).
+        return proc.spawn([sys.executable, "-m", f"{__package__}.indexer", json.dumps(job)], tie="leash",
+                          stdout=subprocess.DEVNULL, stderr=None if job["progressUntil"] else log, env=env, cwd=cwd)
+    except proc.NotStarted as exc:
+        raise CodenavError("INTERNAL", f"the indexer could not be started ({exc})", retryable=True) from None
     finally:
         log.close()
 
