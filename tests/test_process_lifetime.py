@@ -37,11 +37,11 @@ import pytest
 
 from codenav.cache.indexer import HARD_STOP, PUBLISH_GRACE
 from codenav.tools import list_files
-from tests.conftest import ROOT, run_cli, settle
 from tests.fakes.archives import make_tgz
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.npm import FakeNpm
-from tests.hardening.support import cache_report, check_entry
+from tests.support.cache import cache_report, check_entry
+from tests.support.cli import ROOT, run_cli, settle
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self") or shutil.which("git") is None,
                                 reason="walks /proc; runs git")
