@@ -6,6 +6,7 @@
     python bench/run.py --only warm,mcp   # a subset: warm, mcp, cold-npm, cold-many, cold-pypi, rss, tree, locked, grep
     python bench/run.py --only grep       # grep_repo against rg -j1 -uu on four trees (bench/grep_repo.py)
     python bench/run.py --only mcp --baseline-checkout ../main   # the MCP row of two checkouts, one run
+    python bench/run.py --only tokens     # answer tokens against the plain CLI, and the catalog (bench/tokens.py)
 
 codenav is installed the way a user installs it, twice: ``pip install`` of this checkout into
 a fresh virtual environment, and ``uv pip install --compile-bytecode`` into another (uv is
@@ -44,6 +45,7 @@ import bigtree  # noqa: E402
 import grep_repo  # noqa: E402
 import harness  # noqa: E402
 import mcp_load  # noqa: E402
+import tokens  # noqa: E402
 
 EXPRESS = "npm:express@4.21.2"
 REQUESTS = "pypi:requests@2.32.3"
@@ -369,6 +371,14 @@ class Bench:
         self.extra.append(grep_repo.run(self.python, self.codenav, self.warm_cache, self.fresh_dir("grep"),
                                         self.pairs(15)))
 
+    def tokens(self) -> None:
+        """What an answer costs a model: cl100k tokens of the TEXT answer against the plain CLI."""
+        report, mean, catalog = tokens.run(self.codenav, self.env(self.warm_cache))
+        self.row("answer tokens, TEXT / plain CLI (geometric mean over tools)", f"catalog {catalog:,} tokens",
+                 "plain CLI output of the same calls", f"{mean:.2f}×", "≤ 1.2× (catalog ≤ 4,500)",
+                 mean <= 1.2 and catalog <= 4500)
+        self.extra.append(report)
+
     def _ratio_row(self, what: str, pair: harness.Pair, baseline: str, limit: float | None) -> None:
         ratio = pair.median_ratio()
         low, high = min(pair.ratios), max(pair.ratios)
@@ -388,7 +398,7 @@ class Bench:
 # name (for --only) -> Bench method, in the order of the table
 BENCHMARKS = {"warm": "warm_tools", "mcp": "mcp", "cold-npm": "cold_npm", "cold-many": "cold_many",
               "cold-pypi": "cold_pypi", "rss": "indexer_rss", "tree": "big_tree", "locked": "locked",
-              "grep": "grep"}
+              "grep": "grep", "tokens": "tokens"}
 
 
 def wait_for_indexers(cache: Path) -> None:

@@ -64,11 +64,20 @@ def _build_parser(command: str | None) -> Any:
         p.add_argument("--verbose", "-v", action="store_true", help="human-oriented output with headers and hints inline")
         p.set_defaults(_tool=name)
     if command in (None, "mcp"):
-        sub.add_parser("mcp", help="serve the tools over MCP (stdio, newline-delimited JSON-RPC)")
+        mcp = sub.add_parser("mcp", help="serve the tools over MCP (stdio, newline-delimited JSON-RPC)",
+                             description="Serve the tools over MCP on stdio. Answers are compact text for a "
+                                         "model; --json answers as `codenav <cmd> --json` does, with "
+                                         "structuredContent and outputSchema, for programs.")
+        mcp.add_argument("--json", action="store_true",
+                         help="answer with the JSON envelope in structuredContent and the text block")
     if command in (None, "cache"):
         from .commands import cache as cache_command
 
         cache_command.configure(sub.add_parser("cache", help="list, locate, clear or prune the local cache"))
+    if command in (None, "skill"):
+        from .commands import skill
+
+        skill.configure(sub.add_parser("skill", help="print a SKILL.md that teaches an agent this CLI"))
     return parser
 
 
@@ -78,7 +87,7 @@ def _first_command(argv: list[str]) -> str | None:
     for arg in argv:
         if arg.startswith("-"):
             return None  # global option first (--help, --version): build the full parser
-        return arg if arg in COMMANDS or arg in ("mcp", "cache") else None
+        return arg if arg in COMMANDS or arg in ("mcp", "cache", "skill") else None
     return None
 
 
@@ -137,6 +146,18 @@ def _quick_namespace(argv: list[str]) -> _Namespace | None:
     return _Namespace(values)
 
 
+class _Signalled(BaseException):
+    """SIGTERM or SIGHUP while a command runs: unwound as Ctrl-C's KeyboardInterrupt is."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_signalled(signum: int, frame: Any) -> None:
+    raise _Signalled(signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     program = argv is None  # run as the program: a cold call may fork its indexer (cache/forked.py)
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -147,20 +168,35 @@ def main(argv: list[str] | None = None) -> int:
         if ns.command is None:
             parser.print_help(sys.stderr)
             return 2
-    if program and ns.command != "mcp":  # the server runs threads: its indexers are processes
+    if ns.command == "mcp":
+        from .mcp.server import serve
+
+        return serve(json_answers=ns.json)  # it ends its children itself, on its own signals
+    if program:  # the server (above) runs threads: its indexers are processes
         import codenav
 
         codenav.fork_indexer = True
-    try:
-        if ns.command == "mcp":
-            from .mcp.server import serve
+    import _signal  # loaded at start-up; `signal` would cost a warm call enum and functools
 
-            return serve()
+    handled = (_signal.SIGTERM, _signal.SIGHUP)
+    try:
+        previous = [_signal.signal(number, _raise_signalled) for number in handled]
+    except ValueError:  # not the main thread (an embedding program): its signals are its own
+        previous = []
+    answered = False
+    try:
         if ns.command == "cache":
             from .commands import cache as cache_command
 
-            return cache_command.run(ns)
-        return _run_tool(ns)
+            status = cache_command.run(ns)
+        elif ns.command == "skill":
+            from .commands import skill
+
+            status = skill.run(ns)
+        else:
+            status = _run_tool(ns)
+        answered = True
+        return status
     except BrokenPipeError:
         # The reader went away (e.g. `| head`): stop quietly, and keep Python's exit-time
         # flush of stdout from raising again (the recipe of the signal module docs).
@@ -168,9 +204,27 @@ def main(argv: list[str] | None = None) -> int:
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        answered = True
         return 0
     except KeyboardInterrupt:
         return 130
+    except _Signalled as exc:
+        return 128 + exc.signum
+    finally:
+        for number, handler in zip(handled, previous, strict=False):  # none when not installed
+            _signal.signal(number, handler)
+        _end_children(answered)
+
+
+def _end_children(answered: bool) -> None:
+    """No process this command started outlives it (SPEC §8): programs are killed; an indexer
+    still running is released to finish alone once the command answered (INDEXING), and
+    stopped when the command was interrupted."""
+    proc = sys.modules.get(f"{__package__}.proc")  # never imported: nothing was started
+    if proc is not None:
+        import _thread
+
+        proc.end_children(_thread.get_ident(), release=answered)
 
 
 def _run_tool(ns: Any) -> int:
@@ -200,9 +254,14 @@ def _run_tool(ns: Any) -> int:
         return _fail(internal(exc), ns, error_exit)
     if ns.json:
         sys.stdout.write(dumps(result) + "\n")
+    elif ns.verbose:
+        # The MCP TEXT answer in the CLI's words: its notes ride in it, none go to stderr.
+        from .words import for_cli
+
+        _write_utf8(module.text(result, for_cli))
     else:
         _notes(result, sys.stderr)
-        module.render(result, ns.verbose, sys.stdout, sys.stderr)
+        module.render(result, sys.stdout, sys.stderr)
         target = result.get("target")
         if isinstance(target, dict) and (target.get("yanked") or target.get("deprecated")):
             from .words import target_notes
@@ -211,6 +270,16 @@ def _run_tool(ns: Any) -> int:
                 sys.stderr.write(f"codenav: {note}\n")
     sys.stdout.flush()
     return module.exit_code(result)
+
+
+def _write_utf8(text: str) -> None:
+    """``text`` on stdout as UTF-8 whatever the locale: the bytes of the MCP TEXT answer."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8"))
 
 
 def _notes(result: dict[str, Any], err: Any) -> None:
@@ -242,6 +311,11 @@ def _fail(exc: CodenavError, ns: Any, error_exit: int) -> int:
         from .contract import dumps
 
         sys.stdout.write(dumps(exc.to_envelope()) + "\n")
+    elif ns.verbose:
+        from .words import error_text, for_cli  # the error TEXT, in the CLI's words (SPEC §4.4)
+
+        for line in error_text(exc.to_envelope(), for_cli).splitlines():
+            sys.stderr.write(f"codenav: {line}\n")
     else:
         from .words import error_lines  # the CLI's words for the envelope's (SPEC §4.3)
 

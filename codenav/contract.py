@@ -62,7 +62,8 @@ def _load(path: Path) -> Any:
 
 @cache
 def _defs() -> dict[str, Any]:
-    return _load(schema_dir() / "defs.json")["$defs"]
+    # review.json holds the review's definitions (diff_versions view=review), kept apart for size.
+    return {**_load(schema_dir() / "defs.json")["$defs"], **_load(schema_dir() / "review.json")["$defs"]}
 
 
 def _bundle(schema: dict[str, Any]) -> dict[str, Any]:
@@ -99,10 +100,29 @@ def tool_spec(name: str) -> dict[str, Any]:
     return {
         "name": raw["name"],
         "description": raw["description"],
-        "inputSchema": _bundle(raw["inputSchema"]),
+        "inputSchema": _inlined(_bundle(raw["inputSchema"])),
         "outputSchema": _bundle(raw["outputSchema"]),
         "annotations": raw["annotations"],
     }
+
+
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with its shared definitions written in place, ``$defs`` gone when nothing
+    refers to them any more: the input schemas go to the model in tools/list, where a
+    ``$ref`` and its definition cost more tokens than the definition alone (SPEC §6.3)."""
+    defs = schema.get("$defs")
+    if not defs:
+        return schema
+    inlined = _inline_refs({k: v for k, v in schema.items() if k != "$defs"}, defs, ())
+    return inlined if not _refers(inlined) else {**inlined, "$defs": defs}
+
+
+def _refers(node: Any) -> bool:
+    if isinstance(node, dict):
+        return "$ref" in node or any(_refers(value) for value in node.values())
+    if isinstance(node, list):
+        return any(_refers(value) for value in node)
+    return False
 
 
 @cache

@@ -69,6 +69,34 @@ def invalid(message: str, field: str | None = None, **details: Any) -> CodenavEr
     return CodenavError("INVALID_ARGUMENT", message, details=details)
 
 
+def too_large(message: str, **details: Any) -> CodenavError:
+    """A TOO_LARGE error: something is over a limit; ``details`` name the limit (``limit`` or
+    ``limitBytes``) and the variable that raises it."""
+    return CodenavError("TOO_LARGE", message, details=details)
+
+
+def protocol_error(message: str, **details: Any) -> CodenavError:
+    """A PROTOCOL_ERROR: an upstream answered in a form codenav cannot read."""
+    return CodenavError("PROTOCOL_ERROR", message, details=details)
+
+
+def redact_url(url: str) -> str:
+    """``url`` as a message may show it: the credentials before ``@`` in its authority (a
+    ``user:password``, a token) become ``***``; an ssh login name (``ssh://git@host``, or
+    scp-like ``git@host:path``) is not a secret and stays."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        scheme, rest = "", url
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    authority = rest[:end]
+    if "@" not in authority:
+        return url
+    userinfo, _, host = authority.rpartition("@")
+    if scheme.lower() in ("", "ssh", "git+ssh", "ssh+git") and ":" not in userinfo:
+        return url
+    return (scheme + sep if sep else "") + "***@" + host + rest[end:]
+
+
 def internal(exc: BaseException) -> CodenavError:
     """Wrap an unexpected exception without leaking a traceback or a path."""
     return CodenavError("INTERNAL", f"internal error ({type(exc).__name__}); see stderr for the traceback")

@@ -18,8 +18,9 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
-from . import __version__, neterrors
-from .errors import CodenavError
+from . import __version__, errors, neterrors
+from .errors import CodenavError, protocol_error
+from .proc import Deadline
 
 API_CAP = 2 * 1024 * 1024  # bytes, for API/search/fetch bodies
 DEFAULT_TIMEOUT = 30.0
@@ -60,18 +61,6 @@ def _redirect_allowed(policy: str, origin: str, target: str) -> bool:
     if parts.scheme == "https":
         return True
     return parts.hostname in ("127.0.0.1", "localhost", "::1") and parts.hostname == start.hostname
-
-
-class _Deadline:
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.end = time.monotonic() + seconds
-
-    def remaining(self) -> float:
-        left = self.end - time.monotonic()
-        if left <= 0:
-            raise TimeoutError
-        return left
 
 
 def _route(url: str, manager: str | None) -> tuple[dict[str, Any] | None, tuple[str, str] | None, bool]:
@@ -178,7 +167,7 @@ def request(
 
         body = json.dumps(json_body, allow_nan=False).encode("utf-8")
         sent.setdefault("Content-Type", "application/json")
-    deadline = _Deadline(timeout)
+    deadline = Deadline(timeout)
     hops = 0
     current = url
     while True:
@@ -188,7 +177,7 @@ def request(
                 from . import httpclient
 
                 try:
-                    resp: Any = httpclient.send(method, current, sent, body, deadline.remaining)
+                    resp: Any = httpclient.send(method, current, sent, body, deadline.left)
                 except (OSError, ValueError, httpclient.http.client.HTTPException) as exc:
                     if isinstance(exc, TimeoutError):
                         raise
@@ -196,7 +185,7 @@ def request(
             else:
                 from . import netrequests
 
-                resp = netrequests.send(method, current, sent, body, deadline.remaining, what, proxies, via, insecure)
+                resp = netrequests.send(method, current, sent, body, deadline.left, what, proxies, via, insecure)
         except TimeoutError:
             raise _timeout(what, timeout) from None
         if resp.is_redirect:
@@ -228,7 +217,7 @@ def request(
     chunks: list[bytes] = []
     total = 0
     try:
-        for chunk in resp.chunks(deadline.remaining):
+        for chunk in resp.chunks(deadline.left):
             total += len(chunk)
             if total > max_bytes:
                 raise (too_large() if too_large else _too_large(what, max_bytes))
@@ -267,9 +256,7 @@ def _timeout(what: str, seconds: float) -> CodenavError:
 
 
 def _too_large(what: str, cap: int) -> CodenavError:
-    return CodenavError(
-        "TOO_LARGE", f"the response from {what} is larger than the {cap // 1024} KiB limit", details={"limitBytes": cap}
-    )
+    return errors.too_large(f"the response from {what} is larger than the {cap // 1024} KiB limit", limitBytes=cap)
 
 
 def retry_after_seconds(headers: dict[str, str]) -> int | None:
@@ -362,15 +349,14 @@ def decoded_body(resp: Response, cap: int, what: str, where: str) -> bytes:
     if encoding in ("identity", ""):
         return resp.body
     if encoding not in ("gzip", "x-gzip"):
-        raise CodenavError("PROTOCOL_ERROR", f"{where} sent {what} in an encoding codenav cannot read ({encoding})")
+        raise protocol_error(f"{where} sent {what} in an encoding codenav cannot read ({encoding})")
     import zlib
 
     inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
         data = inflate.decompress(resp.body, cap + 1)
     except zlib.error:
-        raise CodenavError("PROTOCOL_ERROR", f"{where} sent {what} as gzip that cannot be decompressed") from None
+        raise protocol_error(f"{where} sent {what} as gzip that cannot be decompressed") from None
     if len(data) > cap:
-        raise CodenavError("TOO_LARGE", f"{what} from {where} is larger than the {cap // 1024} KiB limit",
-                           details={"limitBytes": cap})
+        raise errors.too_large(f"{what} from {where} is larger than the {cap // 1024} KiB limit", limitBytes=cap)
     return data

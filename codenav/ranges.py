@@ -3,7 +3,7 @@ net.request, with every check a ranged reader needs before it trusts the bytes."
 
 from __future__ import annotations
 
-from .errors import CodenavError
+from .errors import CodenavError, protocol_error
 from .net import DEFAULT_TIMEOUT, Response, request, status_error
 
 
@@ -33,26 +33,29 @@ def get_range(url: str, start: int, end: int, *, total: int, what: str, headers:
         span, _, size = rest.partition("/")
         first, _, last = span.partition("-")
         if unit != "bytes" or not size.isdigit() or not first.isdigit() or not last.isdigit():
-            raise CodenavError("PROTOCOL_ERROR", f"{what} answered a range request without a usable Content-Range",
-                               details={"contentRange": declared[:100]})
+            raise protocol_error(
+                f"{what} answered a range request without a usable Content-Range",
+                contentRange=declared[:100],
+            )
         if int(size) != total:
-            raise CodenavError(
-                "PROTOCOL_ERROR",
+            raise protocol_error(
                 f"{what} says the file has {size} bytes, but the index says {total}",
-                details={"indexSize": total, "serverSize": int(size)},
+                indexSize=total, serverSize=int(size),
             )
         if (int(first), int(last)) != (start, end):
-            raise CodenavError("PROTOCOL_ERROR", f"{what} answered bytes {first}-{last} for a request of {start}-{end}",
-                               details={"contentRange": declared[:100]})
+            raise protocol_error(
+                f"{what} answered bytes {first}-{last} for a request of {start}-{end}",
+                contentRange=declared[:100],
+            )
         encoding = (resp.header("content-encoding") or "identity").strip().lower()
         if encoding not in ("", "identity"):
-            raise CodenavError("PROTOCOL_ERROR", f"{what} sent a byte range in an encoding ({encoding[:40]})")
+            raise protocol_error(f"{what} sent a byte range in an encoding ({encoding[:40]})")
 
     resp = request("GET", url, what=what, headers={**(headers or {}), "Range": f"bytes={start}-{end}",
                                                    "Accept-Encoding": "identity"},
                    redirects="https", timeout=timeout, max_bytes=max(want, 64 * 1024), on_headers=check,
                    manager=manager,
-                   too_large=lambda: CodenavError("PROTOCOL_ERROR", f"{what} sent more than the byte range asked for"))
+                   too_large=lambda: protocol_error(f"{what} sent more than the byte range asked for"))
     if resp.status == 416:
         raise CodenavError("UPSTREAM_ERROR", f"{what} refused a byte range of the file (HTTP 416: range not "
                            "satisfiable); the file may have changed since the index listed it", retryable=False,
@@ -63,5 +66,5 @@ def get_range(url: str, start: int, end: int, *, total: int, what: str, headers:
     if resp.status != 206:
         raise status_error(what, resp)
     if len(resp.body) != want:
-        raise CodenavError("PROTOCOL_ERROR", f"{what} sent {len(resp.body)} bytes for a range of {want}")
+        raise protocol_error(f"{what} sent {len(resp.body)} bytes for a range of {want}")
     return resp.body

@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import registries
 from .errors import CodenavError, invalid
 from .paths import short_hash
+from .registries.base import is_plain_version as _is_version
 
 # Annotations only: `typing` and `re` cost more to import than a warm call may spend (SPEC §7
 # benchmarks), so this module uses neither at run time.
@@ -25,11 +26,6 @@ MAX_WAIT_MS = 60000
 MAX_NAME, MAX_VERSION, MAX_REPO_URL, MAX_GIT_REF, MAX_PATH = 214, 256, 2048, 1024, 4096
 MAX_ARTIFACT = 255
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-_VERSION_CHARS = _ALNUM | frozenset(".+_!-")
-
-
-def _is_version(version: str) -> bool:
-    return bool(version) and version[0] in _ALNUM and set(version) <= _VERSION_CHARS
 
 
 class PackageTarget:
@@ -108,6 +104,69 @@ def parse_spec(spec: str) -> dict[str, Any]:
     return args
 
 
+# --- compact targets: one string for the seed's addressing fields (SPEC §2.1) -----------------
+
+GITHUB_URL = "https://github.com/"
+# The seed's fields a ``target`` string stands for; giving both is a mistake.
+TARGET_FIELDS = ("registry", "package_name", "version", "repo_url", "git_ref")
+_GITHUB_NAME = _ALNUM | frozenset("._-")
+
+
+def parse_target(text: Any, *, versioned: bool = True) -> dict[str, Any]:
+    """``target`` -> the seed's fields: ``npm:express@4.21.2`` (the CLI's SPEC grammar),
+    ``github:owner/repo[@ref]`` and ``git:URL[#ref]``; INVALID_ARGUMENT on ``target`` else.
+
+    ``versioned`` False (diff_versions, which takes its versions beside the target) refuses
+    a version or ref in the string.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise invalid("target must be a non-empty string such as 'npm:express@4.21.2' or 'github:owner/repo'",
+                      "target")
+    kind, sep, rest = text.partition(":")
+    if sep and kind == "github":
+        repo, at, ref = rest.partition("@")
+        owner, slash, name = repo.partition("/")
+        if not (slash and owner and name and set(owner + name) <= _GITHUB_NAME and not name.endswith(".git")
+                and name not in (".", "..") and (ref or not at)):
+            raise invalid(f"target {text[:60]!r} is not github:OWNER/NAME[@REF]", "target")
+        args: dict[str, Any] = {"repo_url": GITHUB_URL + repo}
+        if ref:
+            args["git_ref"] = ref
+    elif sep and kind == "git":
+        url, hash_, ref = rest.rpartition("#") if "#" in rest else (rest, "", "")
+        if not url.strip() or (hash_ and not ref):
+            raise invalid(f"target {text[:60]!r} is not git:URL[#REF]", "target")
+        args = {"repo_url": url}
+        if ref:
+            args["git_ref"] = ref
+    else:
+        try:
+            args = parse_spec(text)
+        except CodenavError as exc:
+            if exc.details.get("field") != "spec":
+                raise
+            raise invalid(exc.message.replace("--repo-url for a git repository",
+                                              "github:OWNER/NAME or git:URL for a git repository"),
+                          "target", **{k: v for k, v in exc.details.items() if k not in ("field", "action")}) from None
+    if not versioned and ("version" in args or "git_ref" in args):
+        raise invalid("target names the package or repository only: give the versions as from_version and "
+                      "to_version (or from_ref and to_ref)", "target")
+    return args
+
+
+def expand_target(args: dict[str, Any], *, versioned: bool = True) -> dict[str, Any]:
+    """``args`` with a ``target`` string replaced by the seed's fields it stands for, so the
+    two addressings give byte-identical answers; ``target`` beside any of them is refused."""
+    if "target" not in args:
+        return args
+    given = [key for key in TARGET_FIELDS if args.get(key) is not None]
+    if given:
+        raise invalid(f"give target or {given[0]}, not both: target stands for registry + package_name + version "
+                      "(or repo_url + git_ref)", "target")
+    rest = {key: value for key, value in args.items() if key != "target"}
+    return {**parse_target(args["target"], versioned=versioned), **rest}
+
+
 def _refuse_pip_pin(prefix: str, name: str) -> None:
     """``pypi:requests==2.32.3`` (pip's spelling of a pin): refused with the spec meant.
 
@@ -164,13 +223,12 @@ def from_args(args: dict[str, Any]) -> Target:
     if version is not None and not _is_version(version):
         # Not a plain version: a range or specifier set (npm:react@^18, pypi:x@>=2,<3), which
         # the registry's own grammar decides; control characters are never part of one.
-        check = getattr(registries.load(registry), "classify_version", None)
-        if check is None or not version.strip() or any(ord(c) < 0x20 or ord(c) == 0x7F for c in version):
+        if not version.strip() or any(ord(c) < 0x20 or ord(c) == 0x7F for c in version):
             raise invalid(f"{version!r} is not a valid version", "version")
-        check(version)
+        registries.load(registry).classify_version(version)
     if artifact is not None:
         module = registries.load(registry)
-        if not getattr(module, "ARTIFACT_WORDS", None):
+        if not module.ARTIFACT_WORDS:
             raise invalid(f"artifact is for registries whose releases hold several files (pypi); "
                           f"a {registry} release is one file", "artifact")
         if (not isinstance(artifact, str) or not artifact or len(artifact) > MAX_ARTIFACT
@@ -210,8 +268,7 @@ def version_source(target: PackageTarget, args: dict[str, Any]) -> tuple[Package
     """
     registry = registries.load(target.registry)
     if target.version is not None:
-        classify = getattr(registry, "classify_version", None)
-        kind = classify(target.version) if classify is not None else "exact"
+        kind = registry.classify_version(target.version)
         return target, {"kind": kind, "spec": target.version}, [], []
     start = project_start(args)
     if start is None:
@@ -327,7 +384,9 @@ def cli_target(ns: Any, operands: list[str], usage: str) -> tuple[dict[str, Any]
             raise invalid("--git-ref needs --repo-url", "git_ref")
         if not operands:
             raise invalid(f"missing SPEC; usage: {usage}", "spec")
-        args.update(parse_spec(operands[0]))
+        spec = operands[0]
+        # github:OWNER/NAME[@REF] and git:URL[#REF] name a repository, as MCP's target does.
+        args.update(parse_target(spec) if spec.startswith(("github:", "git:")) else parse_spec(spec))
         rest = operands[1:]
     return args, rest
 

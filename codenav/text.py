@@ -116,6 +116,9 @@ def _past_eof(path: str, start: int, total: int) -> CodenavError:
 
 # --- language and file type ---------------------------------------------------------------
 
+# The one extension table: list_files shows these names, and search_symbols picks its extractor
+# from them (search/symbols/__init__.py EXTRACTORS), so a file is indexed only if it is listed
+# with a language.
 _LANGUAGES = {
     ".py": "Python", ".pyi": "Python", ".pyx": "Cython", ".js": "JavaScript", ".mjs": "JavaScript",
     ".cjs": "JavaScript", ".jsx": "JavaScript", ".ts": "TypeScript", ".mts": "TypeScript",
@@ -123,7 +126,8 @@ _LANGUAGES = {
     ".rst": "reStructuredText", ".txt": "Text", ".yml": "YAML", ".yaml": "YAML", ".toml": "TOML",
     ".ini": "INI", ".cfg": "INI", ".html": "HTML", ".htm": "HTML", ".css": "CSS", ".scss": "SCSS",
     ".c": "C", ".h": "C", ".cc": "C++", ".cpp": "C++", ".hpp": "C++", ".cxx": "C++", ".rs": "Rust",
-    ".go": "Go", ".java": "Java", ".kt": "Kotlin", ".rb": "Ruby", ".php": "PHP", ".sh": "Shell",
+    ".go": "Go", ".java": "Java", ".kt": "Kotlin", ".kts": "Kotlin", ".rb": "Ruby", ".rake": "Ruby",
+    ".gemspec": "Ruby", ".ex": "Elixir", ".exs": "Elixir", ".php": "PHP", ".sh": "Shell",
     ".bash": "Shell", ".zsh": "Shell", ".ps1": "PowerShell", ".swift": "Swift", ".cs": "C#",
     ".lua": "Lua", ".sql": "SQL", ".xml": "XML", ".svg": "SVG", ".vue": "Vue", ".svelte": "Svelte",
     ".coffee": "CoffeeScript", ".map": "JSON", ".lock": None, ".d.ts": "TypeScript",

@@ -20,6 +20,7 @@ CLI_WORDS = {
     "codesearch": "codenav search",
     "codefetch": "codenav fetch",
     "path_prefix": "PATH_PREFIX",
+    "project_dir": "--project DIR",
     "package_name": "the NAME of SPEC",
     "repo_url": "--repo-url",
     "git_ref": "--git-ref",
@@ -61,9 +62,23 @@ def for_cli(sentence: str) -> str:
                 out.append(_RANGE[word].format(value))
                 i = after
                 continue
+        if word == "cursor" and sentence.startswith("=", j):
+            # cursor=TOKEN (a header's `more:`) -> --cursor TOKEN; the token runs to a space,
+            # a comma or a closing parenthesis.
+            k = j + 1
+            while k < n and sentence[k] not in " ,;)\n":
+                k += 1
+            out.append(f"--cursor {sentence[j + 1:k]}")
+            i = k
+            continue
         out.append(CLI_WORDS.get(word, word))
         i = j
     return "".join(out)
+
+
+def for_mcp(sentence: str) -> str:
+    """``sentence`` as a model reads it in a TEXT answer: MCP words, ``(CLI: …)`` asides dropped."""
+    return _drop_cli_asides(sentence)
 
 
 def _drop_cli_asides(sentence: str) -> str:
@@ -151,3 +166,68 @@ def target_notes(target: object) -> list[str]:
     if target.get("deprecated"):
         notes.append(f"warning: {spec} is deprecated: {target['deprecated']}")
     return notes
+
+
+# The details an error TEXT spells out first, in this order, with the label each gets; every
+# other detail follows under its own key, so nothing of the envelope is lost (SPEC §4.4).
+_DETAIL_LABELS = (
+    ("availableVersions", "available versions"), ("latest", "latest"), ("requestedRef", "requested ref"),
+    ("availableRefs", "available refs"), ("suggestions", "did you mean"), ("suggestion", "did you mean"),
+    ("filePath", "file"), ("field", "argument"), ("variable", "variable"),
+)
+
+
+# The next action of an error whose envelope names none, by code.
+_NEXT = {
+    "FILE_NOT_FOUND": "call list_files to see the paths",
+    "VERSION_NOT_FOUND": "pick one of the available versions",
+    "REF_NOT_FOUND": "pick one of the available refs",
+    "INVALID_ARGUMENT": "correct the argument and call again",
+    "INDEXING": "call again in a few seconds: indexing goes on in the background",
+    "NOT_FOUND": "check the name: it is not known upstream",
+    "RATE_LIMITED": "wait, then call again",
+    "TOO_LARGE": "narrow the request",
+    "INTEGRITY_ERROR": "do not trust this artifact: read another version, or report it to the registry",
+    "UNSAFE_ARCHIVE": "this release cannot be read safely: read another version",
+    "TLS_ERROR": "add the certificate authority named above, then call again",
+    "CONFIG_ERROR": "fix the setting named above, then call again",
+    "PROTOCOL_ERROR": "call again later; the upstream answered in a form codenav cannot read",
+    "INTERNAL": "a bug in codenav: call again, or report it with the server's log",
+}
+
+
+def _detail_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(_detail_value(item) for item in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{key} {_detail_value(item)}" for key, item in sorted(value.items()))
+    return str(value)
+
+
+def error_text(envelope: dict, words: object = None) -> str:
+    """The TEXT of an error envelope: the code first with the message, whether a retry can
+    help, every detail (near misses, the variable to raise, …) and last the action.
+
+    ``words`` None speaks MCP; ``for_cli`` speaks the CLI (message and action only: labels
+    and values are data, never respelled).
+    """
+    error = envelope["error"]
+    say = for_mcp if words is None else words
+    details = dict(error.get("details") or {})
+    action = details.pop("action", None)
+    lines = [f"{error['code']}: {say(error['message'])}",
+             "retry: " + ("may help (a later call can succeed)" if error.get("retryable")
+                          else "will not help as is")]
+    for key, title in _DETAIL_LABELS:
+        if key in details:
+            value = details.pop(key)
+            shown = _detail_value(value)
+            lines.append(f"{title}: {say(shown) if key == 'field' else shown}")
+    for key in sorted(details):
+        lines.append(f"{key}: {_detail_value(details[key])}")
+    action = action or _NEXT.get(error["code"]) or ("call again later" if error.get("retryable") else None)
+    if action:
+        lines.append(f"next: {say(action)}")
+    return "".join(line + "\n" for line in lines)

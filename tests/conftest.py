@@ -1,37 +1,28 @@
-"""Shared fixtures: every test runs with its own HOME, cache and config (no real user state)."""
+"""Shared fixtures: every test runs with its own HOME, cache and config (no real user state).
+
+The helpers tests import live in tests/support (a test module never imports another one).
+"""
 
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.fakes.http import FakeServer
-from tests.fakes.npm import FakeNpm
-from tests.fakes.pypi import FakePypi
-
-ROOT = Path(__file__).resolve().parent.parent
-# The environment before any test changed it (the live tests restore parts of it).
-ORIGINAL_ENV = dict(os.environ)
+from tests.support.pip import pip_dir, pip_wheel  # noqa: F401  (fixtures: pip as an oracle)
+from tests.support.registries import Adapter, all_variables, fake_fixture, started
 
 # Variables that would let a test see the user's real registries, caches or credentials.
 _ISOLATED = (
-    "CODENAV_CACHE_DIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "CODENAV_NPM_REGISTRY", "CODENAV_PYPI_INDEX_URL",
-    "CODENAV_GREP_APP_URL", "CODENAV_GITHUB_API_URL", "npm_config_registry", "NPM_CONFIG_REGISTRY",
-    "npm_config_userconfig", "NPM_CONFIG_USERCONFIG", "PIP_INDEX_URL", "PIP_CONFIG_FILE", "GH_TOKEN",
-    "GITHUB_TOKEN", "GH_HOST", "VIRTUAL_ENV",
-    # the registries of issue 15: their own variables and their package managers'
-    "CODENAV_CRATES_INDEX", "CODENAV_GOPROXY", "CODENAV_GOSUMDB", "CODENAV_MAVEN_REPOSITORY",
-    "CODENAV_RUBYGEMS_SOURCE", "CODENAV_NUGET_SOURCE", "CODENAV_HEX_REPO", "CODENAV_HEX_API",
-    "CODENAV_HEX_PUBLIC_KEY", "CODENAV_COMPOSER_REPOSITORY", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE",
-    "GONOPROXY", "GOFLAGS", "GONOSUMCHECK", "GOENV", "HEX_MIRROR", "HEX_REPO_URL", "CARGO_HOME", "COMPOSER_HOME",
-    "MAVEN_HOME", "GEMRC",
+    "CODENAV_CACHE_DIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "CODENAV_GREP_APP_URL", "CODENAV_GITHUB_API_URL",
+    "PIP_CONFIG_FILE", "GH_TOKEN", "GITHUB_TOKEN", "GH_HOST", "VIRTUAL_ENV",
+    *all_variables(),  # every registry's own, and its package manager's (tests/support/adapters)
+    # conda, CRAN and pub.dev (issue 26), until their adapters join the kit
+    "CODENAV_CONDA_CHANNEL", "CODENAV_CONDA_API", "CONDARC", "CONDA_PREFIX", "CONDA_ROOT", "CONDA_SUBDIR",
+    "CODENAV_CRAN_REPOS", "R_PROFILE", "R_PROFILE_USER", "CODENAV_PUB_URL", "PUB_HOSTED_URL",
 )
 
 
@@ -54,76 +45,29 @@ def isolated_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-@pytest.fixture
-def npm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeNpm]:
-    """A fake npm registry on 127.0.0.1 that CODENAV_NPM_REGISTRY points at."""
-    with FakeServer() as server:
-        fake = FakeNpm(server)
-        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
-        yield fake
+npm = fake_fixture("npm")
+pypi = fake_fixture("pypi-wheel")
 
 
 @pytest.fixture
-def pypi(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakePypi]:
-    """A fake PyPI simple index on 127.0.0.1 that CODENAV_PYPI_INDEX_URL points at."""
-    with FakeServer() as server:
-        fake = FakePypi(server)
-        monkeypatch.setenv("CODENAV_PYPI_INDEX_URL", fake.url)
-        yield fake
-
-
-def run_cli(*args: str, env: dict[str, str] | None = None, input: bytes | None = None,
-            timeout: float = 60) -> subprocess.CompletedProcess[bytes]:
-    """Run ``python -m codenav ARGS`` in a subprocess with the test's environment."""
-    full_env = dict(os.environ)
-    full_env["PYTHONPATH"] = str(ROOT) + os.pathsep + full_env.get("PYTHONPATH", "")
-    full_env.pop("PYTHONDONTWRITEBYTECODE", None)  # reuse compiled modules across the many CLI runs
-    if env:
-        full_env.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "codenav", *args], capture_output=True, env=full_env, input=input,
-        timeout=timeout, stdin=None if input is not None else subprocess.DEVNULL,
-        preexec_fn=_default_sigint if signal.getsignal(signal.SIGINT) == signal.SIG_IGN else None,
-    )
-
-
-def settle(cache: Path | None = None, timeout: float = 60) -> None:
-    """Wait until no indexer of ``cache`` (default: the configured cache root) holds a lock.
-
-    A cold call answers as soon as its entry is published; the indexer then goes on deriving
-    the late sidecars (the symbol index) into that entry. A test that compares an entry's files
-    over time waits for that first."""
-    import time
-
-    from codenav.cache.open import is_locked
-    from codenav.paths import root
-
-    locks = Path(cache if cache is not None else root()) / "locks"
-    deadline = time.monotonic() + timeout
-    while locks.is_dir() and any(is_locked(str(lock)) for lock in locks.glob("*.lock")):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"an indexer still holds a lock in {locks} after {timeout} s")
-        time.sleep(0.02)
-
-
-def _default_sigint() -> None:
-    """A test run started in the background inherits SIGINT ignored, and Python then installs no
-    KeyboardInterrupt handler in the child: give the child the default a terminal would."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def registry(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Adapter]:
+    """The conformance adapter the test is parametrized with (``each_registry``), its fake
+    started on 127.0.0.1 and named by its variables."""
+    with started(request.param, monkeypatch, tmp_path) as adapter:
+        yield adapter
 
 
 # Here, not in tests/hardening/conftest.py: with pytest-xdist only this conftest is loaded in
 # the controlling process, which is where the summary is printed.
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """One line per hardening suite that ran: ``hardening: <suite> N cases (F failed)``."""
+    """One line per module of hardening cases that ran: ``hardening: <suite> N cases (F failed)``."""
     counts: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     for reports in terminalreporter.stats.values():
         for report in reports:
-            nodeid = getattr(report, "nodeid", "")
-            if getattr(report, "when", None) != "call" or "tests/hardening/test_" not in nodeid:
+            if getattr(report, "when", None) != "call" or "hardening" not in getattr(report, "keywords", {}):
                 continue
-            suite = nodeid.split("tests/hardening/test_", 1)[1].split(".py", 1)[0]
+            suite = report.nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removeprefix("test_").removesuffix(".py")
             counts[suite] += 1
             if report.failed:
                 failed[suite] += 1

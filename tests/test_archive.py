@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from archives import (
+
+from codenav.archive import CHUNK_SIZE, Extracted, FileEntry, Limits, extract
+from codenav.errors import CodenavError
+from tests.support.archives import (
     FORMATS,
     Dir,
     File,
@@ -30,9 +33,6 @@ from archives import (
     zip_quoted_overlap,
     zip_same_offset_bomb,
 )
-
-from codenav.archive import CHUNK_SIZE, Extracted, FileEntry, Limits, extract
-from codenav.errors import CodenavError
 
 hostile = pytest.mark.hardening
 

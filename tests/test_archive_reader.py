@@ -18,10 +18,10 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from archives import Dir, File, Hardlink, Special, Symlink, tar_bytes
 
 from codenav.archive import CHUNK_SIZE, Limits, extract, tar
 from codenav.errors import CodenavError
+from tests.support.archives import Dir, File, Hardlink, Special, Symlink, tar_bytes
 
 BASIC = [
     Dir("package"),

@@ -14,9 +14,7 @@ import pytest
 from codenav import contract
 from codenav.cache import open_entry
 from codenav.targets import from_args
-from tests.conftest import run_cli
-from tests.fakes.http import FakeServer
-from tests.fakes.npm import FakeNpm
+from tests.support.cli import run_cli
 
 # 600 lines, 598 of them matching "function" (the shape of @types/node's index.d.ts), wider
 # than the output budget all together; and a file whose matches are apart (the shape of ms).
@@ -32,12 +30,10 @@ TARGET = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
 
 
 @pytest.fixture(autouse=True)
-def registry(monkeypatch):
-    with FakeServer() as server:
-        fake = FakeNpm(server)
-        fake.publish("demo", "1.0.0", FILES)
-        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
-        yield fake
+def registry(npm):
+    """The fake npm registry, with demo@1.0.0 published."""
+    npm.publish("demo", "1.0.0", FILES)
+    return npm
 
 
 def cli(*args: str) -> tuple[int, str, str]:
@@ -49,7 +45,11 @@ def mcp_text(tool: str, args: dict) -> str:
     """The text block the MCP server's tools/call handler answers for one call."""
     from codenav.mcp import handlers
 
-    return handlers.call_tool({"name": tool, "arguments": args}, handlers.Session())["content"][0]["text"]
+    handlers.set_answer_form(json=True)  # the envelope, as `codenav mcp --json` answers
+    try:
+        return handlers.call_tool({"name": tool, "arguments": args}, handlers.Session())["content"][0]["text"]
+    finally:
+        handlers.set_answer_form(json=False)
 
 
 # --- item 5: plain grep is grep(1) --------------------------------------------------------------
@@ -177,8 +177,15 @@ def test_an_unknown_version_prints_the_nearest_versions_and_latest(registry):
         "codenav: nearest versions: 4.21.2, 4.21.1, 4.20.0, 4.19.0, 5.0.0; latest 4.21.2\n"
         "codenav: pick one of the versions above, or omit the version for latest\n")
     assert '"availableVersions":["4.21.2","4.21.1","4.20.0","4.19.0","5.0.0","3.0.0"]' in json_out
+    # --verbose prints the error TEXT in the CLI's words: the code first, every version.
     code, out, errout = cli("files", "npm:express@4.99.0", "--verbose")
-    assert (code, out) == (1, "") and "codenav: nearest versions: 4.21.2, 4.21.1," in errout
+    assert (code, out) == (1, "")
+    assert errout == ("codenav: VERSION_NOT_FOUND: npm package 'express' has no version or dist-tag '4.99.0'; "
+                      "latest is 4.21.2\n"
+                      "codenav: retry: will not help as is\n"
+                      "codenav: available versions: 4.21.2, 4.21.1, 4.20.0, 4.19.0, 5.0.0, 3.0.0\n"
+                      "codenav: latest: 4.21.2\n"
+                      "codenav: next: pick one of the versions above, or omit the version for latest\n")
 
 
 # --- item 4: the paths meant ---------------------------------------------------------------------

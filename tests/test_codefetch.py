@@ -12,9 +12,9 @@ import pytest
 from codenav import budget, contract, net
 from codenav.errors import CodenavError
 from codenav.tools import codefetch
-from tests.conftest import run_cli
 from tests.fakes.github import FakeGitHub, gh_calls, install_fake_gh
 from tests.fakes.http import FakeServer, Reply
+from tests.support.cli import run_cli
 
 pytestmark = pytest.mark.skipif(os.name == "nt", reason="the fake gh is a POSIX sh script")
 
@@ -517,15 +517,17 @@ def test_cli_without_gh_prints_the_file_verbatim_and_nothing_else(github: FakeGi
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, APP, b"")
 
 
-def test_cli_lines_and_verbose_gutter(github: FakeGitHub) -> None:
-    """--verbose prints `<repo>/<path>@<ref> · <language> · lines N-M of T` and a right-aligned gutter."""
+def test_cli_lines_and_verbose_numbered_lines(github: FakeGitHub) -> None:
+    """--verbose prints `<blob URL> · <language> · lines N-M of T` (HEAD for the default
+    branch), then `N<TAB>line`."""
     github.add_file(REPO, "t.py", "".join(f"x{i}\n" for i in range(1, 12)).encode())
     proc = cli(github, "--repo", REPO, "--path", "t.py", "--lines", "9-", "--verbose")
     assert proc.returncode == 0 and proc.stderr == b""
-    assert proc.stdout.decode() == ("octo/demo/t.py (default branch) · Python · lines 9-11 of 11\n"
-                                    " 9 | x9\n10 | x10\n11 | x11\n")
+    assert proc.stdout.decode() == ("https://github.com/octo/demo/blob/HEAD/t.py · Python · lines 9-11 of 11\n"
+                                    "9\tx9\n10\tx10\n11\tx11\n")
     proc = cli(github, "https://github.com/octo/demo/blob/main/src/app.py", "--lines", "3", "-v")
-    assert proc.stdout.decode() == "octo/demo/src/app.py@main · Python · lines 3-3 of 3\n3 | print(os.getcwd())\n"
+    assert proc.stdout.decode() == ("https://github.com/octo/demo/blob/main/src/app.py · Python · lines 3-3 of 3\n"
+                                    "3\tprint(os.getcwd())\n")
 
 
 def test_cli_json_is_the_envelope(github: FakeGitHub) -> None:

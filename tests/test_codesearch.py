@@ -12,7 +12,6 @@ from codenav import contract
 from codenav.errors import CodenavError
 from codenav.remotes import grepapp as grepapp_client
 from codenav.tools import codesearch
-from tests.conftest import run_cli
 from tests.fakes.grepapp import (
     NO_RESULTS,
     FakeGrepApp,
@@ -23,6 +22,7 @@ from tests.fakes.grepapp import (
     sse_reply,
 )
 from tests.fakes.http import Reply
+from tests.support.cli import run_cli
 
 DATA = Path(__file__).parent / "data" / "grepapp"
 HEADERS_ACCEPT = "application/json, text/event-stream"
@@ -442,14 +442,15 @@ def test_cli_prints_grep_style_lines_and_exits_0(grepapp: FakeGrepApp) -> None:
     assert grepapp.bodies[0]["params"]["arguments"]["language"] == ["Python", "Starlark"]
 
 
-def test_cli_verbose_has_a_header_per_file_and_a_gutter(grepapp: FakeGrepApp) -> None:
-    """--verbose shows repo, path, licence and URL, then numbered lines, hints inline."""
+def test_cli_verbose_is_the_text_answer_grouped_per_file(grepapp: FakeGrepApp) -> None:
+    """--verbose prints the TEXT answer: a header with the counts, then per file its URL and
+    licence once and `repo/path:N:text` lines, `--` between snippets."""
     grepapp.answer(json_reply(result([hit_text("a/b", "x.py", [(9, ["a", "b"]), (12, ["c"])], license="Apache-2.0")])))
     proc = run_cli("search", "a", "--verbose", env={"CODENAV_GREP_APP_URL": grepapp.url})
     assert proc.returncode == 0 and proc.stderr == b""
     assert proc.stdout.decode() == (
-        "a/b · x.py · Apache-2.0\nhttps://github.com/a/b/blob/main/x.py\n"
-        " 9 | a\n10 | b\n   --\n12 | c\n")
+        "grep.app · 1 file, 2 snippets\nhttps://github.com/a/b/blob/main/x.py (Apache-2.0)\n"
+        "a/b/x.py:9:a\na/b/x.py:10:b\n--\na/b/x.py:12:c\n")
 
 
 @pytest.mark.parametrize("json_flag", [False, True])

@@ -19,8 +19,8 @@ import pytest
 from codenav import net
 from codenav.errors import CodenavError
 from codenav.registries import npm, semver
-from tests.conftest import ROOT
 from tests.fakes.http import FakeServer, Reply
+from tests.support.cli import ROOT
 
 BODY = b"".join(b"line %d of the body\n" % i for i in range(4000))  # 80 KB: several reads
 # Headers the two transports may legitimately differ in: the fake's clock, and the connection
@@ -188,18 +188,18 @@ def _versions(rnd: random.Random) -> list[str]:
 
 
 def test_a_plain_version_is_what_semver_calls_an_exact_version_in_its_clean_form():
-    """Every string npm.is_plain_version accepts, semver classifies as exact and cleans to itself;
+    """Every string npm.is_clean_semver accepts, semver classifies as exact and cleans to itself;
     the common shapes are accepted."""
     rnd = random.Random(25)
     accepted = 0
     for text in _versions(rnd):
-        if npm.is_plain_version(text):
+        if npm.is_clean_semver(text):
             accepted += 1
             assert semver.classify(text) == "exact", text
             assert semver.clean(text) == text, text
     assert accepted > 30
-    assert all(npm.is_plain_version(v) for v in ("0.0.0", "4.21.2", "10.20.30", "999999999999999.0.1"))
-    assert not any(npm.is_plain_version(v) for v in ("01.2.3", "1.2.3-rc.1", "v1.2.3", "1.2", "1.2.3 "))
+    assert all(npm.is_clean_semver(v) for v in ("0.0.0", "4.21.2", "10.20.30", "999999999999999.0.1"))
+    assert not any(npm.is_clean_semver(v) for v in ("01.2.3", "1.2.3-rc.1", "v1.2.3", "1.2", "1.2.3 "))
 
 
 # --- the forked indexer (cache/forked.py) ------------------------------------------------------
@@ -229,7 +229,7 @@ def test_a_cold_command_forks_its_indexer_and_answers_as_the_indexer_process_doe
 
     from codenav import cli
     from codenav.cache import forked
-    from tests.conftest import run_cli, settle
+    from tests.support.cli import run_cli, settle
 
     npm.publish("demo", "1.0.0", {"package.json": b'{"name": "demo"}\n', "lib/a.js": b"function a() {}\n"})
     fork_cache, process_cache = tmp_path / "fork-cache", tmp_path / "process-cache"
@@ -252,7 +252,7 @@ def test_the_forked_indexer_leaves_the_callers_pipes_and_session(npm, tmp_path):
     the indexer leads a session of its own (a terminal's Ctrl-C does not reach it)."""
     import time as _time
 
-    from tests.conftest import run_cli, settle
+    from tests.support.cli import run_cli, settle
 
     files = {f"src/m{i}.js": f"export function f{i}() {{ return {i}; }}\n".encode() * 50 for i in range(400)}
     npm.publish("many", "1.0.0", files)

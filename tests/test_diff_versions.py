@@ -13,7 +13,7 @@ import pytest
 from codenav import budget, contract
 from codenav.errors import CodenavError
 from codenav.tools import diff_versions
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 OLD = {
     "a.js": "".join(f"line {i}\n" for i in range(1, 41)).encode(),
@@ -315,7 +315,7 @@ def test_numstat_and_patch_equal_git_diff_no_index_and_apply(demo, tmp_path):
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_real_npm_versions_equal_git_diff_no_index(tmp_path, monkeypatch):
     """The same comparison over two real npm versions (npm:ms 2.1.2 -> 2.1.3)."""
-    from tests.conftest import ORIGINAL_ENV
+    from tests.support.cli import ORIGINAL_ENV
 
     monkeypatch.delenv("CODENAV_NO_DISCOVERY", raising=False)
     for name in ("npm_config_registry", "NPM_CONFIG_REGISTRY", "npm_config_userconfig", "NPM_CONFIG_USERCONFIG"):

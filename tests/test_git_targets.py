@@ -10,7 +10,7 @@ import pytest
 
 from codenav.errors import CodenavError
 from codenav.tools import list_files, read_file
-from tests.conftest import run_cli
+from tests.support.cli import run_cli
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.invalid"}

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 
 import pytest
 
 from codenav.errors import CodenavError
 from codenav.search.globs import GlobSet, check
+from tests.support.cli import oracle
+
+RG = oracle("rg")  # on PATH, or beside this interpreter (the `ripgrep` package of the test extra)
 
 PATHS = [
     "README.md", "index.js", "index.d.ts", "package.json", ".npmignore", "a.JS", "x?y.txt", "b[1].txt",
@@ -38,7 +40,7 @@ def tree(tmp_path_factory):
 
 
 def rg_files(root, globs: list[str]) -> list[str]:
-    argv = ["rg", "--files", "-uu", "--sort", "path"]
+    argv = [RG, "--files", "-uu", "--sort", "path"]
     for g in globs:
         argv += ["-g", g]
     proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=30)
@@ -46,7 +48,7 @@ def rg_files(root, globs: list[str]) -> list[str]:
     return sorted(proc.stdout.split("\n")[:-1])
 
 
-@pytest.mark.skipif(shutil.which("rg") is None, reason="ripgrep is not installed")
+@pytest.mark.skipif(RG is None, reason="ripgrep is not installed (the test extra brings it)")
 @pytest.mark.parametrize("globs", CASES, ids=[" ".join(c) for c in CASES])
 def test_globs_select_the_files_ripgrep_selects(tree, globs):
     """GlobSet keeps exactly the files `rg --files -g ...` lists on the same tree."""

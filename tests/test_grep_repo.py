@@ -16,10 +16,10 @@ from codenav.errors import CodenavError
 from codenav.search import grep
 from codenav.search.globs import GlobSet
 from codenav.tools import grep_repo, list_files
-from tests.conftest import ROOT, run_cli
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
-from tests.test_parity import McpSession
+from tests.support.cli import ROOT, run_cli
+from tests.support.mcp import McpSession
 
 LONG_LINE = "x" * 3000 + " needle here " + "y" * 3000 + "\n"
 FILES = {

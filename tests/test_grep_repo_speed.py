@@ -14,9 +14,9 @@ from codenav.cache import store
 from codenav.errors import CodenavError
 from codenav.search import grep
 from codenav.tools import grep_repo
-from tests.conftest import run_cli
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
+from tests.support.cli import run_cli
 
 FILES = {
     "index.js": b"const a = require('./lib/a');\nmodule.exports = a; // needle\n",
@@ -223,7 +223,7 @@ def rendered(arguments: dict) -> tuple[bytes, str, int]:
     result = grep_repo.run(arguments)
     raw = io.BytesIO()
     out, err = io.TextIOWrapper(raw, encoding="utf-8", newline="\n"), io.StringIO()
-    grep_repo.render(result, False, out, err)
+    grep_repo.render(result, out, err)
     out.flush()
     return raw.getvalue(), err.getvalue(), grep_repo.exit_code(result)
 

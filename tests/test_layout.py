@@ -6,7 +6,7 @@ import ast
 import tomllib
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.support.cli import ROOT
 
 PACKAGE = ROOT / "codenav"
 # Data flows one way: surface -> tool -> cache -> (target, registry, remote, archive) -> core.
@@ -17,7 +17,7 @@ LAYERS = (
     ("sources", ("codenav.targets", "codenav.registries", "codenav.remotes", "codenav.archive", "codenav.lockfiles",
                  "codenav.search")),
     ("cache", ("codenav.cache",)),
-    ("tools", ("codenav.tools",)),
+    ("tools", ("codenav.tools", "codenav.review")),
     ("surfaces", ("codenav.cli", "codenav.__main__", "codenav.mcp", "codenav.commands")),
 )
 MAX_LINES = 500

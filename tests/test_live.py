@@ -14,7 +14,7 @@ import zipfile
 
 import pytest
 
-from tests.conftest import ORIGINAL_ENV, run_cli
+from tests.support.cli import as_the_user, run_cli
 
 pytestmark = pytest.mark.live
 
@@ -22,16 +22,8 @@ pytestmark = pytest.mark.live
 @pytest.fixture
 def real_endpoints(monkeypatch):
     """Undo the offline isolation: let codenav ask npm and pip as a user's machine would."""
-    monkeypatch.delenv("CODENAV_NO_DISCOVERY", raising=False)
-    for name in ("PIP_CONFIG_FILE", "PIP_INDEX_URL", "npm_config_registry", "NPM_CONFIG_REGISTRY",
-                 "npm_config_userconfig", "NPM_CONFIG_USERCONFIG"):
-        if ORIGINAL_ENV.get(name):
-            monkeypatch.setenv(name, ORIGINAL_ENV[name])
-        else:
-            monkeypatch.delenv(name, raising=False)
-    # npm and pip read the user's config from the real HOME.
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])
+    as_the_user(monkeypatch, ("PIP_CONFIG_FILE", "PIP_INDEX_URL", "npm_config_registry", "NPM_CONFIG_REGISTRY",
+                              "npm_config_userconfig", "NPM_CONFIG_USERCONFIG"))
 
 
 def _run(cmd: list[str], cwd, timeout: float = 180) -> subprocess.CompletedProcess:
@@ -80,7 +72,7 @@ def test_requests_matches_pip_download(real_endpoints, tmp_path):
 
 
 def _readme_examples() -> list[str]:
-    from tests.conftest import ROOT
+    from tests.support.cli import ROOT
 
     text = (ROOT / "README.md").read_text()
     return [line[2:] for line in text.splitlines() if line.startswith("$ codenav ")]

@@ -542,7 +542,7 @@ def test_yaml_subset_keeps_strings_and_odd_keys():
     ("%YAML 1.2\n", "line 1: YAML directives are not supported"),
     ("a:\n\tb: 1\n", "line 2: tabs in indentation are not supported"),
     ("a: {b: 1,\n  c: 2}\n", "line 1: unterminated flow collection"),
-    ("a:\n  - b: 1\n", "line 2: mappings inside sequences are not supported"),
+    ("a:\n  - - b\n", "line 2: sequences inside sequences are not supported"),
     ("? a\n", "line 1: unsupported YAML construct ?"),
     ("a: 1\na: 2\n", "line 2: duplicate key a"),
     ("a: 1\n   b: 2\n", "line 2: unexpected indentation"),

@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from codenav import __version__, tools
-from tests.conftest import ROOT
 from tests.fakes.github import FakeGitHub
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
 from tests.fakes.http import FakeServer, Reply
+from tests.support.cli import ROOT
 
 pytestmark = pytest.mark.live
 
@@ -77,12 +77,12 @@ def grepapp() -> Iterator[FakeGrepApp]:
 # Drives one session through the TS SDK Client and prints what it saw as one JSON object.
 _TS_SCRIPT = r"""
 import { pathToFileURL } from "node:url";
-const [sdk, python, root, serverEnv] = process.argv.slice(2);
+const [sdk, python, root, serverEnv, serverOptions, callsJson] = process.argv.slice(2);
 const { Client } = await import(pathToFileURL(`${sdk}/dist/esm/client/index.js`).href);
 const { StdioClientTransport } = await import(pathToFileURL(`${sdk}/dist/esm/client/stdio.js`).href);
 
 const transport = new StdioClientTransport({
-  command: python, args: ["-m", "codenav", "mcp"], cwd: root, stderr: "pipe",
+  command: python, args: ["-m", "codenav", "mcp", ...JSON.parse(serverOptions)], cwd: root, stderr: "pipe",
   env: JSON.parse(serverEnv),
 });
 let stderr = "";
@@ -113,6 +113,10 @@ try {
 }
 out.ping = await client.ping();
 out.again = await client.callTool({ name: "codesearch", arguments: { query: "answer" } });
+out.calls = [];
+for (const [name, args] of JSON.parse(callsJson)) {
+  out.calls.push(await client.callTool({ name, arguments: args }));
+}
 await client.close();
 out.errors = errors;
 out.stderr = stderr;
@@ -120,15 +124,17 @@ process.stdout.write(JSON.stringify(out));
 """
 
 
-def _run_ts_client(node_dir: Path, tmp_path: Path, upstream: str, github: str) -> dict[str, Any]:
+def _run_ts_client(node_dir: Path, tmp_path: Path, upstream: str, github: str, options: tuple[str, ...] = ("--json",),
+                   calls: list[tuple[str, dict[str, Any]]] | None = None, env: dict[str, str] | None = None) -> dict[str, Any]:
     script = tmp_path / "drive.mjs"
     script.write_text(_TS_SCRIPT, encoding="utf-8")
     sdk = node_dir / "node_modules" / "@modelcontextprotocol" / "sdk"
     no_gh = tmp_path / "no-gh"  # PATH without gh: codefetch uses the REST fallback
     no_gh.mkdir()
     server_env = {"PYTHONPATH": str(ROOT), "PATH": str(no_gh), "CODENAV_CACHE_DIR": os.environ["CODENAV_CACHE_DIR"],
-                  "CODENAV_GREP_APP_URL": upstream, "CODENAV_GITHUB_API_URL": github}
-    done = subprocess.run(["node", str(script), str(sdk), sys.executable, str(ROOT), json.dumps(server_env)],
+                  "CODENAV_GREP_APP_URL": upstream, "CODENAV_GITHUB_API_URL": github, **(env or {})}
+    done = subprocess.run(["node", str(script), str(sdk), sys.executable, str(ROOT), json.dumps(server_env),
+                           json.dumps(list(options)), json.dumps(calls or [])],
                           capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     return json.loads(done.stdout)
@@ -167,12 +173,14 @@ def test_ts_sdk_client_handshakes_lists_and_calls_tools(node_dir: Path, tmp_path
     assert out["stderr"] == ""
 
 
-def _inspector(node_dir: Path, upstream: str, *args: str) -> subprocess.CompletedProcess[bytes]:
+def _inspector(node_dir: Path, upstream: str, *args: str, options: tuple[str, ...] = ("--json",),
+               **env: str) -> subprocess.CompletedProcess[bytes]:
     # Inspector CLI 1.0.3 finds its own package.json relative to the working directory, so it
     # runs from its build folder; it forwards the whole environment to the server.
     build = node_dir / "node_modules" / "@modelcontextprotocol" / "inspector-cli" / "build"
-    env = dict(os.environ, PYTHONPATH=str(ROOT), CODENAV_GREP_APP_URL=upstream)
-    return subprocess.run(["node", str(build / "index.js"), sys.executable, *args, "--", "-m", "codenav", "mcp"],
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CODENAV_GREP_APP_URL=upstream, **env)
+    return subprocess.run(["node", str(build / "index.js"), sys.executable, *args, "--", "-m", "codenav", "mcp",
+                           *options],
                           cwd=build, env=env, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
 
 
@@ -209,3 +217,63 @@ def test_inspector_cli_reports_an_unknown_tool(node_dir: Path, grepapp: FakeGrep
     done = _inspector(node_dir, grepapp.url, "--method", "tools/call", "--tool-name", "no_such_tool")
     assert done.returncode == 1
     assert b"-32602" in done.stderr
+
+
+# --- every tool, in both answer forms -----------------------------------------------------------
+
+DEMO = "npm:demo@1.0.0"
+CALLS: list[tuple[str, dict[str, Any], str]] = [  # tool, arguments, how the TEXT answer starts
+    ("list_files", {"target": DEMO}, "npm:demo@1.0.0 · 1 file\nlib/a.js\n"),
+    ("read_file", {"target": DEMO, "path": "lib/a.js"}, "npm:demo@1.0.0 lib/a.js · JavaScript · lines 1-1 of 1\n"),
+    ("grep_file", {"target": DEMO, "path": "lib/a.js", "pattern": "answer"}, "npm:demo@1.0.0 lib/a.js · 1 matching"),
+    ("grep_repo", {"target": DEMO, "pattern": "answer"}, "npm:demo@1.0.0 · 1 matching line in 1 file"),
+    ("search_symbols", {"target": DEMO, "query": "answer"}, "npm:demo@1.0.0 · 1 definition (exact match)\nlib/a.js:1:"),
+    ("diff_versions", {"target": "npm:demo", "from_version": "0.9.0", "to_version": "1.0.0"},
+     "npm:demo@0.9.0 -> npm:demo@1.0.0 · 1 file changed"),
+    ("codesearch", {"query": "answer"}, "grep.app · 1 file, 1 snippet\n"),
+    ("codefetch", {"repo": "octo/demo", "path": "src/app.ts"}, "https://github.com/octo/demo/blob/HEAD/src/app.ts"),
+    ("read_file", {"target": DEMO, "path": "nope.js"}, "FILE_NOT_FOUND: "),
+]
+
+
+@pytest.fixture
+def demo(npm: Any) -> Any:
+    """npm:demo at 0.9.0 and 1.0.0 on the fake npm registry."""
+    npm.publish("demo", "0.9.0", {"lib/a.js": b"export const answer = 41;\n"})
+    npm.publish("demo", "1.0.0", {"lib/a.js": b"export const answer = 42;\n"})
+    return npm
+
+
+@pytest.mark.parametrize("answers", ["text", "json"])
+def test_ts_sdk_client_drives_every_tool_in_both_answer_forms(node_dir: Path, tmp_path: Path, grepapp: FakeGrepApp,
+                                                               github: str, demo: Any, answers: str) -> None:
+    """Every tool answers the TS client (which validates structuredContent against outputSchema,
+    on errors too): the default form with text only, --json with structuredContent."""
+    json_form = answers == "json"
+    out = _run_ts_client(node_dir, tmp_path, grepapp.url, github, ("--json",) if json_form else (),
+                         [(name, arguments) for name, arguments, _ in CALLS],
+                         {"CODENAV_NPM_REGISTRY": demo.url, "CODENAV_PROJECT_DIR": ""})
+    assert out["errors"] == [] and out["stderr"] == ""
+    assert all(("outputSchema" in tool) is json_form for tool in out["tools"])
+    for (name, _, starts), answer in zip(CALLS, out["calls"], strict=True):
+        assert answer["isError"] is starts.startswith("FILE_NOT_FOUND"), (name, answer)
+        if json_form:
+            assert json.loads(answer["content"][0]["text"]) == answer["structuredContent"]
+        else:
+            assert "structuredContent" not in answer and answer["content"][0]["text"].startswith(starts), (name, answer)
+
+
+def test_inspector_cli_calls_a_tool_in_the_default_form(node_dir: Path, grepapp: FakeGrepApp, demo: Any) -> None:
+    """The Inspector prints a default answer: one text block, no structuredContent; a target
+    string coerced from the command line works."""
+    done = _inspector(node_dir, grepapp.url, "--method", "tools/call", "--tool-name", "grep_repo",
+                      "--tool-arg", f"target={DEMO}", "--tool-arg", "pattern=answer", options=(),
+                      CODENAV_NPM_REGISTRY=demo.url, CODENAV_PROJECT_DIR="")
+    assert done.returncode == 0, done.stderr.decode(errors="replace")
+    called = json.loads(done.stdout)
+    assert called["isError"] is False and "structuredContent" not in called
+    assert called["content"][0]["text"] == ("npm:demo@1.0.0 · 1 matching line in 1 file (1 searched)\n"
+                                            "lib/a.js:1:export const answer = 42;\n")
+    listed = json.loads(_inspector(node_dir, grepapp.url, "--method", "tools/list", options=()).stdout)
+    assert [tool["name"] for tool in listed["tools"]] == list(tools.REGISTRY)
+    assert not any("outputSchema" in tool for tool in listed["tools"])

@@ -27,13 +27,14 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError  # noqa: E402
 
 from codenav import __version__, contract, tools  # noqa: E402
-from tests.conftest import ROOT  # noqa: E402
 from tests.fakes.github import FakeGitHub  # noqa: E402
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result  # noqa: E402
 from tests.fakes.http import FakeServer  # noqa: E402
+from tests.support.cli import ROOT  # noqa: E402
 
 # What the server needs from the test's (isolated) environment.
-_PASSED = ("CODENAV_CACHE_DIR", "XDG_CONFIG_HOME", "PIP_CONFIG_FILE", "CODENAV_NO_DISCOVERY")
+_PASSED = ("CODENAV_CACHE_DIR", "XDG_CONFIG_HOME", "PIP_CONFIG_FILE", "CODENAV_NO_DISCOVERY", "CODENAV_NPM_REGISTRY",
+           "CODENAV_PROJECT_DIR")
 
 
 HIT = hit_text("acme/widgets", "lib/util.py", [(3, ["def helper():", "    return 42"])])
@@ -55,13 +56,15 @@ def github(tmp_path: Path) -> Iterator[str]:
         yield server.url
 
 
-def _session(mode: str, upstream: str, errlog: Any, problems: list[Any], github: str) -> Client:
+def _session(mode: str, upstream: str, errlog: Any, problems: list[Any], github: str,
+             options: tuple[str, ...] = ("--json",)) -> Client:
     env = {name: os.environ[name] for name in _PASSED if name in os.environ}
     no_gh = Path(os.environ["HOME"]) / "no-gh"  # PATH without gh: codefetch uses the REST fallback
     no_gh.mkdir(exist_ok=True)
     env.update(PYTHONPATH=str(ROOT), CODENAV_GREP_APP_URL=upstream, CODENAV_GITHUB_API_URL=github,
                PATH=str(no_gh))
-    params = StdioServerParameters(command=sys.executable, args=["-m", "codenav", "mcp"], env=env, cwd=str(ROOT))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "codenav", "mcp", *options], env=env,
+                                   cwd=str(ROOT))
 
     async def on_message(message: Any) -> None:
         if isinstance(message, Exception):  # a line on stdout the client could not parse
@@ -70,15 +73,16 @@ def _session(mode: str, upstream: str, errlog: Any, problems: list[Any], github:
     return Client(stdio_client(params, errlog=errlog), mode=mode, message_handler=on_message)
 
 
-def _drive(mode: str, upstream: str, tmp_path: Path, body: Any, github: str = "http://127.0.0.1:9") -> None:
-    """Run ``body(client)`` in a session; the server must write nothing unparseable on stdout
-    and nothing at all on stderr."""
+def _drive(mode: str, upstream: str, tmp_path: Path, body: Any, github: str = "http://127.0.0.1:9",
+           options: tuple[str, ...] = ("--json",)) -> None:
+    """Run ``body(client)`` in a session of `codenav mcp OPTIONS`; the server must write
+    nothing unparseable on stdout and nothing at all on stderr."""
     problems: list[Any] = []
     errlog_path = tmp_path / "server-stderr.txt"
 
     async def main() -> None:
         with errlog_path.open("w") as errlog:
-            async with _session(mode, upstream, errlog, problems, github) as client:
+            async with _session(mode, upstream, errlog, problems, github, options) as client:
                 await body(client)
 
     anyio.run(main)
@@ -180,3 +184,70 @@ def test_a_client_timeout_cancels_the_call_and_the_session_goes_on(grepapp: Fake
         assert len(listing.tools) == len(tools.REGISTRY)
 
     _drive(mode, grepapp.url, tmp_path, body)
+
+
+# --- every tool, in both answer forms -----------------------------------------------------------
+
+DEMO = "npm:demo@1.0.0"
+CALLS: list[tuple[str, dict[str, Any], str]] = [  # tool, arguments, how the TEXT answer starts
+    ("list_files", {"target": DEMO}, "npm:demo@1.0.0 · 2 files\n"),
+    ("read_file", {"target": DEMO, "path": "lib/a.js", "start_line": 2},
+     "npm:demo@1.0.0 lib/a.js · JavaScript · lines 2-2 of 2\n2\tfunction helper() { return 42; }\n"),
+    ("grep_file", {"registry": "npm", "package_name": "demo", "version": "1.0.0", "path": "lib/a.js",
+                   "pattern": "HELPER"}, "npm:demo@1.0.0 lib/a.js · 1 matching line of 2\n2:function helper()"),
+    ("grep_repo", {"target": DEMO, "pattern": "helper"}, "npm:demo@1.0.0 · 2 matching lines in 2 files (2 searched)\n"),
+    ("search_symbols", {"target": DEMO, "query": "helper"}, "npm:demo@1.0.0 · 1 definition (exact match)\nlib/a.js:2:function:helper"),
+    ("diff_versions", {"target": "npm:demo", "from_version": "0.9.0", "to_version": "1.0.0"},
+     "npm:demo@0.9.0 -> npm:demo@1.0.0 · 1 file changed, +1 -1 (1 modified)\ndiff --git a/lib/a.js b/lib/a.js\n"),
+    ("codesearch", {"query": "return 42"}, "grep.app · 1 file, 1 snippet\nhttps://github.com/acme/widgets/blob/"),
+    ("codefetch", {"repo": "octo/demo", "path": "src/app.py"},
+     "https://github.com/octo/demo/blob/HEAD/src/app.py · Python · lines 1-2 of 2\n1\timport os\n"),
+]
+ERRORS: list[tuple[str, dict[str, Any], str]] = [  # tool, arguments, the error code
+    ("read_file", {"target": DEMO, "path": "nope.js"}, "FILE_NOT_FOUND"),
+    ("list_files", {"target": "npm:demo@9.9.9"}, "VERSION_NOT_FOUND"),
+    ("grep_repo", {"target": DEMO, "pattern": "x", "registry": "npm"}, "INVALID_ARGUMENT"),
+]
+
+
+@pytest.fixture
+def demo(npm: Any) -> Any:
+    """npm:demo at 0.9.0 and 1.0.0 on the fake npm registry."""
+    npm.publish("demo", "0.9.0", {"lib/a.js": b"// a\nfunction helper() { return 41; }\n", "README.md": b"helper\n"})
+    npm.publish("demo", "1.0.0", {"lib/a.js": b"// a\nfunction helper() { return 42; }\n", "README.md": b"helper\n"})
+    return npm
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+@pytest.mark.parametrize("answers", ["text", "json"])
+def test_the_sdk_client_drives_every_tool_in_both_answer_forms(demo: Any, grepapp: FakeGrepApp, github: str,
+                                                               tmp_path: Path, mode: str, answers: str) -> None:
+    """Every tool answers the Python client in both eras: `codenav mcp` with one text block and
+    no structuredContent (no tool declares an outputSchema), `codenav mcp --json` with
+    structuredContent (checked by the client against the outputSchema) and its JSON as text;
+    errors are isError in the same form."""
+    json_form = answers == "json"
+
+    async def body(client: Client) -> None:
+        listing = await client.list_tools()
+        assert [tool.name for tool in listing.tools] == list(tools.REGISTRY)
+        assert all((tool.output_schema is not None) is json_form for tool in listing.tools)
+        for name, arguments, starts in CALLS:
+            result = await client.call_tool(name, arguments)
+            assert result.is_error is False, (name, result.content)
+            text = result.content[0].text  # type: ignore[union-attr]
+            if json_form:
+                assert result.structured_content is not None and text == contract.dumps(result.structured_content)
+            else:
+                assert result.structured_content is None and len(result.content) == 1
+                assert text.startswith(starts), (name, text)
+        for name, arguments, code in ERRORS:
+            result = await client.call_tool(name, arguments)
+            assert result.is_error is True
+            text = result.content[0].text  # type: ignore[union-attr]
+            if json_form:
+                assert result.structured_content is not None and result.structured_content["error"]["code"] == code
+            else:
+                assert result.structured_content is None and text.startswith(code + ": ")
+
+    _drive(mode, grepapp.url, tmp_path, body, github, ("--json",) if json_form else ())

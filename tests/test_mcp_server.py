@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from codenav import __version__, contract, tools
-from tests.conftest import ROOT
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
 from tests.fakes.http import FakeServer, Reply
+from tests.support.cli import ROOT
 
 MODERN = "2026-07-28"
 HANDSHAKE = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]
@@ -152,6 +152,15 @@ def mcp(start: Any) -> Mcp:
     return start()
 
 
+JSON_ANSWERS = ["-m", "codenav", "mcp", "--json"]
+
+
+@pytest.fixture
+def json_mcp(start: Any) -> Mcp:
+    """`codenav mcp --json`: results carry structuredContent, tools their outputSchema."""
+    return start(JSON_ANSWERS)
+
+
 def modern(**params: Any) -> dict[str, Any]:
     return {**params, "_meta": dict(ENVELOPE)}
 
@@ -233,10 +242,10 @@ def test_notifications_are_never_answered(mcp: Mcp) -> None:
     mcp.ping_works()
 
 
-def test_tools_list_returns_every_tool_in_registry_order_on_one_page(mcp: Mcp) -> None:
+def test_tools_list_returns_every_tool_in_registry_order_on_one_page(json_mcp: Mcp) -> None:
     """tools/list holds every registered tool, in order, with object schemas and read-only
     annotations; openWorldHint only for the tools that reach the internet."""
-    result = mcp.result("tools/list")
+    result = json_mcp.result("tools/list")
     assert set(result) == {"tools"}  # one page, no cursor, no 2026 fields
     assert [tool["name"] for tool in result["tools"]] == list(tools.REGISTRY)
     for tool in result["tools"]:
@@ -249,14 +258,14 @@ def test_tools_list_returns_every_tool_in_registry_order_on_one_page(mcp: Mcp) -
         assert tool["annotations"]["openWorldHint"] is (tool["name"] in OPEN_WORLD)
 
 
-def test_advertised_output_schemas_admit_the_result_and_the_error_envelope(mcp: Mcp) -> None:
+def test_advertised_output_schemas_admit_the_result_and_the_error_envelope(json_mcp: Mcp) -> None:
     """Each outputSchema is the tool's result schema OR the error envelope: TS clients validate
     structuredContent against it even on isError results."""
     from jsonschema import Draft202012Validator
 
     envelope = {"error": {"code": "NOT_FOUND", "message": "no such package", "retryable": False,
                           "details": {"action": "check the name"}}}
-    for tool in mcp.result("tools/list")["tools"]:
+    for tool in json_mcp.result("tools/list")["tools"]:
         schema = tool["outputSchema"]
         Draft202012Validator.check_schema(schema)
         success = {k: v for k, v in contract.tool_spec(tool["name"])["outputSchema"].items() if k != "$defs"}
@@ -350,7 +359,7 @@ def test_a_bare_meta_is_not_the_modern_envelope(mcp: Mcp) -> None:
 
 def test_modern_tool_call_carries_result_type(start: Any, grepapp: FakeGrepApp) -> None:
     """A 2026 tools/call result is the tool result plus resultType and the serverInfo stamp."""
-    mcp = start(CODENAV_GREP_APP_URL=grepapp.url)
+    mcp = start(JSON_ANSWERS, CODENAV_GREP_APP_URL=grepapp.url)
     result = mcp.result("tools/call", modern(name="codesearch", arguments={"query": "os.sep"}))
     _assert_modern_stamp(result)
     assert result["isError"] is False
@@ -362,7 +371,7 @@ def test_modern_tool_call_carries_result_type(start: Any, grepapp: FakeGrepApp) 
 
 def test_tool_call_result_is_structured_content_plus_the_same_json_as_text(start: Any, grepapp: FakeGrepApp) -> None:
     """Success: structuredContent is the result and the one text block is contract.dumps of it."""
-    mcp = start(CODENAV_GREP_APP_URL=grepapp.url)
+    mcp = start(JSON_ANSWERS, CODENAV_GREP_APP_URL=grepapp.url)
     result = mcp.result("tools/call", {"name": "codesearch", "arguments": {"query": "os.sep"}})
     assert set(result) == {"content", "structuredContent", "isError"}
     assert result["isError"] is False
@@ -375,18 +384,18 @@ def test_tool_call_result_is_structured_content_plus_the_same_json_as_text(start
 def test_tool_text_block_matches_the_cli_json_bytes(start: Any, grepapp: FakeGrepApp) -> None:
     """The MCP text payload is byte-identical to `codenav search --json` minus its newline."""
     env = {"CODENAV_GREP_APP_URL": grepapp.url}
-    mcp = start(**env)
+    mcp = start(JSON_ANSWERS, **env)
     text = mcp.result("tools/call", {"name": "codesearch", "arguments": {"query": "os.sep"}})["content"][0]["text"]
-    from tests.conftest import run_cli
+    from tests.support.cli import run_cli
 
     cli = run_cli("search", "os.sep", "--json", env=env)
     assert cli.stdout == text.encode("utf-8") + b"\n"
 
 
 @pytest.mark.parametrize("arguments", [{}, {"query": 5}, {"query": "x", "surprise": True}])
-def test_invalid_arguments_are_an_is_error_result_with_the_envelope(mcp: Mcp, arguments: dict[str, Any]) -> None:
+def test_invalid_arguments_are_an_is_error_result_with_the_envelope(json_mcp: Mcp, arguments: dict[str, Any]) -> None:
     """Schema failures are isError results carrying INVALID_ARGUMENT, not JSON-RPC errors."""
-    result = mcp.result("tools/call", {"name": "codesearch", "arguments": arguments})
+    result = json_mcp.result("tools/call", {"name": "codesearch", "arguments": arguments})
     assert result["isError"] is True
     error = result["structuredContent"]["error"]
     assert error["code"] == "INVALID_ARGUMENT" and error["retryable"] is False
@@ -398,7 +407,7 @@ def test_tool_failure_is_an_is_error_result_and_the_server_goes_on(start: Any, g
     """A CodenavError from the tool (HTTP 500 upstream) becomes an isError envelope; the
     session keeps serving."""
     grepapp.answer(Reply(500, b"upstream down"))
-    mcp = start(CODENAV_GREP_APP_URL=grepapp.url)
+    mcp = start(JSON_ANSWERS, CODENAV_GREP_APP_URL=grepapp.url)
     result = mcp.result("tools/call", {"name": "codesearch", "arguments": {"query": "x"}})
     assert result["isError"] is True
     assert result["structuredContent"]["error"]["code"] == "UPSTREAM_ERROR"
@@ -436,7 +445,7 @@ def rogue(args):
 
 codesearch.run = rogue
 from codenav.mcp.server import serve
-sys.exit(serve())
+sys.exit(serve(json_answers="--json" in sys.argv))
 """
 
 
@@ -444,7 +453,7 @@ def test_a_misbehaving_tool_never_corrupts_the_wire_or_kills_the_server(start: A
     """A tool that prints, writes to fd 1, runs a child with inherited stdio, raises or calls
     sys.exit: stdout stays pure JSON-RPC, the child reads EOF (not our requests), the noise
     lands on stderr, failures are INTERNAL envelopes without a traceback, and pings go on."""
-    mcp = start(["-c", _ROGUE_SERVER])
+    mcp = start(["-c", _ROGUE_SERVER, "--json"])
     printed = mcp.result("tools/call", {"name": "codesearch", "arguments": {"query": "print"}})
     assert printed["structuredContent"] == {"child": 0}
     mcp.ping_works(2)
@@ -584,7 +593,10 @@ def test_a_cancelled_call_gets_no_response(start: Any, grepapp: FakeGrepApp) -> 
     mcp = start(CODENAV_GREP_APP_URL=grepapp.url)
     mcp.send({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
               "params": {"name": "codesearch", "arguments": {"query": "x"}}})
-    time.sleep(0.3)
+    for _ in range(500):  # until the call runs (a loaded machine may take a while to start the server)
+        if grepapp.seen:
+            break
+        time.sleep(0.02)
     mcp.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "test"}})
     mcp.ping_works(6)
     time.sleep(1.8)  # the upstream has answered by now; the call has finished, unseen
@@ -629,3 +641,84 @@ def test_the_server_does_not_import_jsonschema_or_requests_to_start() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, cwd=ROOT, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout == b"[]\n"
+
+
+# --- the two answer forms (SPEC §6.3) ------------------------------------------------------
+
+
+def test_the_default_tools_list_declares_no_output_schema(mcp: Mcp, json_mcp: Mcp) -> None:
+    """Without --json no tool declares an outputSchema (which would oblige structuredContent);
+    name, description, inputSchema and annotations are those of --json."""
+    listed = mcp.result("tools/list")["tools"]
+    assert [tool["name"] for tool in listed] == list(tools.REGISTRY)
+    for tool, with_schema in zip(listed, json_mcp.result("tools/list")["tools"], strict=True):
+        assert "outputSchema" not in tool
+        assert tool == {k: v for k, v in with_schema.items() if k != "outputSchema"}
+
+
+def test_the_default_answer_is_text_only_and_equals_verbose_stdout(start: Any, grepapp: FakeGrepApp) -> None:
+    """A default tools/call result is one text block and isError, no structuredContent, in both
+    eras; the text is `codenav search --verbose` stdout."""
+    from tests.support.cli import run_cli
+
+    mcp = start(CODENAV_GREP_APP_URL=grepapp.url)
+    legacy = mcp.result("tools/call", {"name": "codesearch", "arguments": {"query": "os.sep"}})
+    assert set(legacy) == {"content", "isError"} and legacy["isError"] is False
+    text = legacy["content"][0]["text"]
+    assert text == run_cli("search", "os.sep", "--verbose", env={"CODENAV_GREP_APP_URL": grepapp.url}).stdout.decode()
+    assert text.startswith("grep.app · 1 file, 1 snippet\n")
+    assert "acme/widgets/src/app.py:10:import os\n" in text
+    current = mcp.result("tools/call", modern(name="codesearch", arguments={"query": "os.sep"}), id=2)
+    _assert_modern_stamp(current)
+    assert set(current) == {"content", "isError", "resultType", "_meta"} and current["content"] == legacy["content"]
+
+
+@pytest.mark.parametrize("arguments, starts", [
+    ({}, "INVALID_ARGUMENT: query is required\nretry: will not help as is\nargument: query\n"),
+    ({"query": "x", "surprise": True}, "INVALID_ARGUMENT: unknown argument \"surprise\""),
+])
+def test_a_default_error_is_text_starting_with_its_code(mcp: Mcp, arguments: dict[str, Any], starts: str) -> None:
+    """An error answer is isError with TEXT: the code and message, whether a retry helps, the
+    details, the next action; no structuredContent."""
+    result = mcp.result("tools/call", {"name": "codesearch", "arguments": arguments})
+    assert set(result) == {"content", "isError"} and result["isError"] is True
+    text = result["content"][0]["text"]
+    assert text.startswith(starts) and text.endswith("next: correct the argument and call again\n")
+
+
+def test_a_renderer_or_tool_failure_is_an_internal_error_text(start: Any) -> None:
+    """A tool that raises, exits or returns what its renderer cannot read gives an INTERNAL
+    error answer in text; the server goes on."""
+    mcp = start(["-c", _ROGUE_SERVER])
+    for n, query in enumerate(["print", "boom", "exit"], 1):
+        failed = mcp.result("tools/call", {"name": "codesearch", "arguments": {"query": query}}, id=n)
+        assert set(failed) == {"content", "isError"} and failed["isError"] is True
+        assert failed["content"][0]["text"].startswith("INTERNAL: internal error (")
+        assert "Traceback" not in failed["content"][0]["text"]
+    mcp.ping_works()
+
+
+def test_instructions_teach_the_text_answers_only_in_the_default_form(mcp: Mcp, json_mcp: Mcp) -> None:
+    """The instructions say how to read a text answer (header, more:, grep notation) by
+    default, and not with --json; both name the target forms and the untrusted-data rule."""
+    params = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}
+    text = mcp.result("initialize", params)["instructions"]
+    plain = json_mcp.result("initialize", params)["instructions"]
+    assert "more: " in text and "N<TAB>text" in text and "more: " not in plain
+    for both in (text, plain):
+        assert "github:owner/repo" in both and "untrusted" in both
+
+
+# What each description's first 80 characters must say: when to pick this tool over the others
+# (a host may show only those).
+FIRST_WORDS = {"list_files": "List the files", "read_file": "Read one file", "grep_file": "ONE file",
+               "grep_repo": "EVERY file", "diff_versions": "Compare two versions", "search_symbols": "DEFINED",
+               "list_deps": "lockfiles pin",
+               "codesearch": "public GitHub code", "codefetch": "github.com"}
+
+
+def test_each_description_says_first_when_to_pick_the_tool() -> None:
+    """The first 80 characters of each description carry the words that set the tool apart."""
+    assert set(FIRST_WORDS) == set(tools.REGISTRY)
+    for name, words in FIRST_WORDS.items():
+        assert words in contract.tool_spec(name)["description"][:80], name

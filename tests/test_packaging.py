@@ -11,7 +11,7 @@ import venv
 import pytest
 
 from codenav import contract, tools
-from tests.conftest import ROOT
+from tests.support.cli import ROOT
 
 
 def test_every_schema_file_is_a_valid_2020_12_schema():

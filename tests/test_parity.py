@@ -3,69 +3,23 @@ on success and on every error code the tool can return (SPEC §4, §7)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
-import sys
-import tarfile
 from pathlib import Path
 
 import pytest
 
-from codenav import contract
-from tests.conftest import ROOT, run_cli
 from tests.fakes import grepapp
 from tests.fakes.github import FakeGitHub
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.npm import FakeNpm
+from tests.support.archives import File, build
+from tests.support.cli import ROOT, run_cli
+from tests.support.mcp import McpSession, check
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
            "GIT_COMMITTER_EMAIL": "t@example.invalid"}
-
-
-class McpSession:
-    """A raw newline-delimited JSON-RPC session with `python -m codenav mcp`."""
-
-    def __init__(self, env: dict[str, str]) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
-        self.next_id = 0
-        reply = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                            "clientInfo": {"name": "parity", "version": "0"}})
-        assert reply["result"]["protocolVersion"] == "2025-11-25"
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-
-    def send(self, message: dict) -> None:
-        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
-
-    def request(self, method: str, params: dict) -> dict:
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        while True:
-            line = self.proc.stdout.readline()
-            assert line, "the server closed stdout"
-            message = json.loads(line)
-            if message.get("id") == self.next_id:
-                return message
-
-    def call(self, tool: str, arguments: dict) -> dict:
-        return self.request("tools/call", {"name": tool, "arguments": arguments})["result"]
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=10)
-
-
-def _tgz(members: list[tuple[str, bytes]]) -> bytes:
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in members:
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +40,7 @@ def world(tmp_path_factory):
         })
         npm.publish("tampered", "1.0.0", {"a.js": b"1"})
         npm.packages["tampered"]["1.0.0"].tarball = npm.packages["demo"]["1.0.0"].tarball
-        npm.publish("evil", "1.0.0", {}, tarball=_tgz([("package/ok.js", b""), ("package/../../escape", b"x")]))
+        npm.publish("evil", "1.0.0", {}, tarball=build("tar.gz", [File("package/ok.js"), File("package/../../escape", b"x")]))
         # Each file under the per-file limit, together over the extracted total: TOO_LARGE.
         npm.publish("huge", "1.0.0", {f"zeros{i}.bin": bytes(900 * 1024) for i in range(3)})
         # One file over the per-file limit: listed as too large, the rest served (SPEC §3.7).
@@ -112,27 +66,10 @@ def world(tmp_path_factory):
                "PATH": os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep) if not (Path(p) / "gh").exists())}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         npm.tarball_delay = 0.0
-        session = McpSession(env)
-        yield {"env": env, "mcp": session, "npm": npm, "grep": grep, "repo": str(repo)}
+        session, text_session = McpSession(env), McpSession(env, json_answers=False)
+        yield {"env": env, "mcp": session, "text": text_session, "npm": npm, "grep": grep, "repo": str(repo)}
         session.close()
-
-
-def check(world, tool: str, arguments: dict, argv: list[str], *, code: str | None = None) -> dict:
-    """Call both surfaces; assert byte parity, the error code and the schema; return the payload."""
-    result = world["mcp"].call(tool, arguments)
-    proc = run_cli(*argv, "--json", env=world["env"])
-    text = result["content"][0]["text"]
-    assert proc.stdout.decode("utf-8") == text + "\n"
-    payload = json.loads(text)
-    assert result["structuredContent"] == payload
-    assert result["isError"] is (code is not None)
-    if code is None:
-        contract.validator(tool, "outputSchema").validate(payload)
-    else:
-        contract.validator("error").validate(payload)
-        assert payload["error"]["code"] == code
-        assert proc.returncode == (2 if tool in ("grep_file", "search_symbols", "codesearch") else 1)
-    return payload
+        text_session.close()
 
 
 DEMO = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
@@ -207,6 +144,18 @@ def test_read_file_parity(world, arguments, argv, code):
 def test_grep_file_parity(world, arguments, argv, code):
     """grep_file: matches, no match with the regex nudge, binary and errors are byte-identical."""
     check(world, "grep_file", arguments, argv, code=code)
+
+
+@pytest.mark.parametrize("arguments,argv,code", [
+    ({**DEMO, "pattern": "x"}, ["grep", "npm:demo@1.0.0", "x"], None),
+    ({**DEMO, "pattern": "quoted", "context": 1, "max_matches": 3},
+     ["grep", "npm:demo@1.0.0", "quoted", "-C", "1", "-m", "3"], None),
+    ({**DEMO, "pattern": r"\d+"}, ["grep", "npm:demo@1.0.0", r"\d+"], None),
+    ({**DEMO, "pattern": "(", "regex": True}, ["grep", "npm:demo@1.0.0", "(", "--regex"], "INVALID_ARGUMENT"),
+])
+def test_grep_repo_parity(world, arguments, argv, code):
+    """grep_repo: matches, a capped page with a cursor, no match and an error are byte-identical."""
+    check(world, "grep_repo", arguments, argv, code=code)
 
 
 CHANGED = {"registry": "npm", "package_name": "changed", "from_version": "1.0.0", "to_version": "2.0.0"}
@@ -310,3 +259,51 @@ def test_schema_validation_failure_is_an_error_envelope(world):
     assert error["code"] == "INVALID_ARGUMENT" and "start_line" in error["message"]
     assert error["details"]["field"] == "start_line"
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
+
+
+@pytest.mark.parametrize("tool,seed,target", [
+    ("list_files", DEMO, {"target": "npm:demo@1.0.0"}),
+    ("read_file", {**DEMO, "path": "index.js", "start_line": 2}, {"target": "npm:demo@1.0.0", "path": "index.js",
+                                                                   "start_line": 2}),
+    ("grep_file", {**DEMO, "path": "index.js", "pattern": "x"}, {"target": "npm:demo@1.0.0", "path": "index.js",
+                                                                  "pattern": "x"}),
+    ("grep_repo", {**DEMO, "pattern": "module"}, {"target": "npm:demo@1.0.0", "pattern": "module"}),
+    ("search_symbols", {**DEMO, "query": "x"}, {"target": "npm:demo@1.0.0", "query": "x"}),
+    ("list_files", {"registry": "npm", "package_name": "demo", "version": "^1"}, {"target": "npm:demo@^1"}),
+    ("list_files", {**DEMO, "version": "9.9.9"}, {"target": "npm:demo@9.9.9"}),
+    ("diff_versions", CHANGED, {"target": "npm:changed", "from_version": "1.0.0", "to_version": "2.0.0"}),
+])
+def test_a_target_string_answers_exactly_as_the_seed_fields(world, tool, seed, target):
+    """`target` and the seed's fields give byte-identical answers in both forms, errors included."""
+    for session in (world["mcp"], world["text"]):
+        assert session.call(tool, target) == session.call(tool, seed)
+
+
+def test_a_git_target_string_answers_exactly_as_repo_url(world):
+    """git:URL and git:URL#REF equal repo_url (+ git_ref), on MCP and as the CLI's SPEC."""
+    repo = world["repo"]
+    for session in (world["mcp"], world["text"]):
+        assert session.call("list_files", {"target": f"git:{repo}"}) == session.call("list_files", {"repo_url": repo})
+        assert (session.call("list_files", {"target": f"git:{repo}#main"})
+                == session.call("list_files", {"repo_url": repo, "git_ref": "main"}))
+    by_spec = run_cli("files", f"git:{repo}#main", "--json", env=world["env"])
+    assert by_spec.returncode == 0
+    assert by_spec.stdout == run_cli("files", "--repo-url", repo, "--git-ref", "main", "--json", env=world["env"]).stdout
+
+
+@pytest.mark.parametrize("tool,arguments,message", [
+    ("list_files", {"target": "npm:demo@1.0.0", "registry": "npm"}, "give target or registry, not both"),
+    ("read_file", {"target": "npm:demo", "version": "1.0.0", "path": "a"}, "give target or version, not both"),
+    ("list_files", {"target": "github:owner/repo", "git_ref": "main"}, "give target or git_ref, not both"),
+    ("list_files", {"target": "left-pad"}, "not a package spec"),
+    ("list_files", {"target": "github:owner"}, "is not github:OWNER/NAME[@REF]"),
+    ("list_files", {"target": "git:#main"}, "is not git:URL[#REF]"),
+    ("diff_versions", {"target": "npm:changed@1.0.0", "to_version": "2.0.0"}, "give the versions as from_version"),
+])
+def test_a_bad_or_doubled_target_is_invalid_argument_on_target(world, tool, arguments, message):
+    """target beside the seed's fields, or a target string of no known form, is INVALID_ARGUMENT
+    naming target, before anything is fetched."""
+    result = world["mcp"].call(tool, arguments)
+    error = result["structuredContent"]["error"]
+    assert result["isError"] is True and error["code"] == "INVALID_ARGUMENT"
+    assert error["details"]["field"] == "target" and message in error["message"]

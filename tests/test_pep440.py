@@ -8,14 +8,11 @@ venv's bundled pip may be older. Without the index the tests skip.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
-import os
 import random
 import subprocess
 import sys
 import threading
-import zipfile
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -24,7 +21,7 @@ import pytest
 
 from codenav.errors import CodenavError
 from codenav.registries import pep440
-from tests.conftest import ORIGINAL_ENV
+from tests.support.pip import clean_env, tiny_wheel
 
 VERSIONS = [
     "0.9", "1.0.dev0", "1.0.dev1", "1.0a1", "1.0a2.dev1", "1.0alpha3", "1.0b1", "1.0rc1", "1.0c2", "1.0",
@@ -76,48 +73,11 @@ print(json.dumps(out))
 """
 
 
-def _clean_env() -> dict[str, str]:
-    """The environment for running pip against a local index: no config file, no PIP_ variables."""
-    env = {k: v for k, v in ORIGINAL_ENV.items() if not k.startswith("PIP_")}
-    env["PIP_CONFIG_FILE"] = os.devnull
-    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
-    return env
-
-
-@pytest.fixture(scope="module")
-def pip_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The newest pip wheel, fetched with the machine's own pip configuration."""
-    given = os.environ.get("CODENAV_TEST_PIP_WHEEL")
-    if given and Path(given).is_file():
-        return Path(given)
-    dest = tmp_path_factory.mktemp("pip-wheel")
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:", "-d", str(dest), "pip"],
-            capture_output=True, text=True, timeout=300, env=dict(ORIGINAL_ENV),
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
-        pytest.skip(f"cannot fetch pip: {exc}")
-    wheels = sorted(dest.glob("pip-*.whl"))
-    if proc.returncode != 0 or not wheels:
-        pytest.skip("the package index is unreachable, so the newest pip cannot be fetched")
-    return wheels[-1]
-
-
-@pytest.fixture(scope="module")
-def pip_dir(pip_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel unpacked, so its modules compile once instead of on every zip import."""
-    dest = tmp_path_factory.mktemp("pip-unpacked")
-    with zipfile.ZipFile(pip_wheel) as zf:
-        zf.extractall(dest)
-    return dest
-
-
 @pytest.fixture(scope="module")
 def oracle(pip_dir: Path) -> dict:
     proc = subprocess.run(
         [sys.executable, "-c", ORACLE, str(pip_dir)], input=json.dumps({"versions": VERSIONS, "specs": SPECIFIERS}),
-        capture_output=True, text=True, timeout=120, env=_clean_env(),
+        capture_output=True, text=True, timeout=120, env=clean_env(),
     )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
@@ -184,7 +144,7 @@ def test_generated_specifiers_match_packaging(pip_dir: Path) -> None:
     versions, specs = generated(440)
     proc = subprocess.run(
         [sys.executable, "-c", ORACLE, str(pip_dir)], input=json.dumps({"versions": versions, "specs": specs}),
-        capture_output=True, text=True, timeout=120, env=_clean_env(),
+        capture_output=True, text=True, timeout=120, env=clean_env(),
     )
     assert proc.returncode == 0, proc.stderr
     expected = json.loads(proc.stdout)
@@ -239,21 +199,6 @@ def test_pick_table() -> None:
     assert pep440.pick(releases, None) == "2.0"
 
 
-def _wheel(name: str, version: str) -> bytes:
-    buf = io.BytesIO()
-    info = f"{name}-{version}.dist-info"
-    files = {
-        f"{name}/__init__.py": "",
-        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n",
-        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: codenav-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-    }
-    record = "".join(f"{p},,\n" for p in files) + f"{info}/RECORD,,\n"
-    with zipfile.ZipFile(buf, "w") as zf:
-        for path, text in {**files, f"{info}/RECORD": record}.items():
-            zf.writestr(path, text)
-    return buf.getvalue()
-
-
 @pytest.fixture(scope="module")
 def simple_index(tmp_path_factory: pytest.TempPathFactory):
     """A PEP 503 index over tiny wheels of ``demo``, with the yanked flags of RELEASES."""
@@ -263,7 +208,7 @@ def simple_index(tmp_path_factory: pytest.TempPathFactory):
     links = []
     for version, yanked in RELEASES.items():
         filename = f"demo-{version}-py3-none-any.whl"
-        data = _wheel("demo", version)
+        data = tiny_wheel("demo", version)
         (project / filename).write_bytes(data)
         attr = ' data-yanked="test"' if yanked else ""
         links.append(f'<a href="{filename}#sha256={hashlib.sha256(data).hexdigest()}"{attr}>{filename}</a>')
@@ -287,7 +232,7 @@ def _pip_picks(pip_dir: Path, index: str, spec: str, dest: Path) -> str | None:
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "download", "--no-deps", "--no-cache-dir", "--quiet", "-d", str(dest),
          "--index-url", index, requirement],
-        capture_output=True, text=True, timeout=300, env={**_clean_env(), "PYTHONPATH": str(pip_dir)},
+        capture_output=True, text=True, timeout=300, env={**clean_env(), "PYTHONPATH": str(pip_dir)},
     )
     got = [p.name for p in dest.glob("demo-*.whl")]
     if proc.returncode != 0:

@@ -18,12 +18,12 @@ import pytest
 
 from codenav.errors import CodenavError
 from codenav.tools import diff_versions, grep_file, grep_repo, list_files, read_file, search_symbols
-from tests.archives import replace_in_names, stored_zip, zip_same_offset_bomb
-from tests.conftest import ROOT, run_cli
 from tests.fakes.archives import make_tgz, make_zip
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
 from tests.fakes.pypi import FakePypi
+from tests.support.archives import replace_in_names, stored_zip, zip_same_offset_bomb
+from tests.support.cli import ROOT, run_cli
 
 MIB = 1 << 20
 BIG = {"registry": "pypi", "package_name": "big", "version": "1.0"}
@@ -245,7 +245,7 @@ def test_concurrent_reads_of_different_members_both_succeed(pypi_big, tmp_path):
 def test_cli_json_equals_mcp_for_a_ranged_entry(pypi_big):
     """`codenav files --json` and `read --json` print exactly the MCP text payload of a ranged entry."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", "--json"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=env)
 
     def call(ident: int, method: str, params: dict) -> dict:

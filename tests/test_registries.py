@@ -16,8 +16,8 @@ from codenav import archive, registries
 from codenav.cache import download
 from codenav.errors import CodenavError
 from codenav.registries.artifact import Artifact, Unpack, Verification
-from tests.conftest import ROOT
 from tests.fakes.http import FakeServer, Reply
+from tests.support.cli import ROOT
 
 PROTOCOL = ("PREFIX", "ALIASES", "WHAT", "ENDPOINT_VARIABLE", "normalize_name", "is_exact", "endpoint",
             "resolve", "version_key")

@@ -1,5 +1,6 @@
-"""crates: the sparse index, the dl template, the index's sha256, the strip rule, yanked versions,
-names, SemVer order and endpoint discovery, against the fake registry (and cargo as an oracle)."""
+"""crates, what is peculiar to it: the sparse index, the dl template, the cksum, the strip rule,
+yanked versions, names, SemVer order and endpoint discovery, against the fake registry (and
+cargo as an oracle). What every registry owes is tests/support/registries.py's shared suites."""
 
 from __future__ import annotations
 
@@ -13,123 +14,22 @@ import pytest
 
 from codenav.errors import CodenavError
 from codenav.registries import crates as crates_module
-from codenav.tools import list_files, read_file
-from tests.archives import File, build
-from tests.conftest import ORIGINAL_ENV, run_cli
+from codenav.tools import list_files
 from tests.fakes.crates import FakeCrates
 from tests.fakes.http import FakeServer, Reply
-from tests.hardening.support import assert_nothing_cached, isolated_subprocess_env
-from tests.test_parity import McpSession, check
+from tests.support.archives import File, build
+from tests.support.calls import files_of, list_error
+from tests.support.cli import ORIGINAL_ENV, run_cli
+from tests.support.registries import fake_fixture
 
-CARGO_VARIABLES = ("CODENAV_CRATES_INDEX", "CARGO_HOME", "CARGO_REGISTRIES_CRATES_IO_PROTOCOL")
-LIB = b"//! demo\npub fn greet() -> &'static str {\n    \"hello from demo\"\n}\n"
+crates = fake_fixture("crates")
 
 
 @pytest.fixture(autouse=True)
-def no_cargo_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No inherited Cargo configuration: no variables, and a working directory with no .cargo above it."""
-    for name in CARGO_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-    work = tmp_path / "work"
-    work.mkdir()
-    monkeypatch.chdir(work)
-
-
-@pytest.fixture
-def crates(monkeypatch: pytest.MonkeyPatch):
-    """A fake sparse registry that CODENAV_CRATES_INDEX names in Cargo's ``sparse+`` form."""
-    with FakeServer() as server:
-        fake = FakeCrates(server)
-        monkeypatch.setenv("CODENAV_CRATES_INDEX", "sparse+" + fake.url)
-        yield fake
-
-
-def files_of(**args) -> list[str]:
-    return [f["path"] for f in list_files.run(args)["files"]]
-
-
-def error_of(**args) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run(args)
-    return info.value
-
-
-# --- the full chain through both surfaces ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """One fake registry with good and broken crates, and one MCP server sharing the CLI's env."""
-    base = tmp_path_factory.mktemp("crates-parity")
-    (base / "home").mkdir()
-    with FakeServer() as server:
-        fake = FakeCrates(server)
-        fake.publish("demo_crate", "0.9.0", {"src/lib.rs": b"old\n"})
-        fake.publish("demo_crate", "1.0.0", {"src/lib.rs": LIB, "README.md": b"# demo\n"})
-        fake.publish("demo_crate", "1.1.0", {"src/lib.rs": b"yanked\n"}, yanked=True)
-        fake.publish("tampered", "1.0.0", {"src/lib.rs": LIB})
-        record = fake.crates["tampered"][0]
-        record.data = record.data[:100] + bytes([record.data[100] ^ 1]) + record.data[101:]
-        server.route("GET", "/index/ga/rb/garbled", lambda h: Reply(200, b'{"name":"garbled","vers":', {
-            "Content-Type": "text/plain"}))
-        server.route("GET", "/index/br/ok/broken", lambda h: Reply(503, b"Service Unavailable", {
-            "Content-Type": "text/plain"}))
-        env = isolated_subprocess_env(base)
-        env.pop("CARGO_HOME", None)
-        env["CODENAV_CRATES_INDEX"] = fake.url  # the plain-URL form; the in-process tests use sparse+
-        session = McpSession(env)
-        yield {"env": env, "mcp": session, "fake": fake}
-        session.close()
-
-
-DEMO = {"registry": "crates", "package_name": "demo_crate", "version": "1.0.0"}
-SPEC = "crates:demo_crate@1.0.0"
-
-
-@pytest.mark.parametrize("tool,arguments,argv,code", [
-    ("list_files", DEMO, ["files", SPEC], None),
-    ("list_files", {"registry": "crates", "package_name": "demo_crate"}, ["files", "crates:demo_crate"], None),
-    ("list_files", {**DEMO, "path_prefix": "src"}, ["files", SPEC, "src"], None),
-    ("read_file", {**DEMO, "path": "src/lib.rs"}, ["read", SPEC, "src/lib.rs"], None),
-    ("read_file", {**DEMO, "path": "src/lib.rs", "start_line": 2}, ["read", SPEC, "src/lib.rs", "--lines", "2-"],
-     None),
-    ("grep_repo", {**DEMO, "pattern": "HELLO"}, ["grep", SPEC, "HELLO"], None),
-    ("grep_file", {**DEMO, "path": "src/lib.rs", "pattern": "HELLO", "context": 1},
-     ["grep", SPEC, "HELLO", "src/lib.rs", "--context", "1"], None),
-    ("read_file", {**DEMO, "path": "nope.rs"}, ["read", SPEC, "nope.rs"], "FILE_NOT_FOUND"),
-    ("list_files", {"registry": "crates", "package_name": "nosuch"}, ["files", "crates:nosuch"], "NOT_FOUND"),
-    ("list_files", {**DEMO, "version": "2.0.0"}, ["files", "crates:demo_crate@2.0.0"], "VERSION_NOT_FOUND"),
-    ("list_files", {"registry": "crates", "package_name": "tampered", "version": "1.0.0"},
-     ["files", "crates:tampered@1.0.0"], "INTEGRITY_ERROR"),
-    ("list_files", {"registry": "crates", "package_name": "garbled"}, ["files", "crates:garbled"], "PROTOCOL_ERROR"),
-    ("list_files", {"registry": "crates", "package_name": "broken"}, ["files", "crates:broken"], "UPSTREAM_ERROR"),
-    ("list_files", {"registry": "crates", "package_name": "9lives"}, ["files", "crates:9lives"], "INVALID_ARGUMENT"),
-])
-def test_crates_chain_is_byte_identical_on_the_cli_and_mcp(world, tool, arguments, argv, code):
-    """files, read and grep of a crate, and each error kind, give one payload on both surfaces."""
-    payload = check(world, tool, arguments, argv, code=code)
-    if code is None:
-        assert {k: v for k, v in payload["target"].items() if k != "versionSource"} == {"registry": "crates", "name": "demo_crate", "version": "1.0.0",
-                                     "artifact": "demo_crate-1.0.0.crate", "verified": True,
-                                     "verification": "sha256 of the downloaded file matches the index's cksum"}
-    if tool == "list_files" and code is None and "path_prefix" not in arguments:
-        assert [f["path"] for f in payload["files"]] == ["Cargo.toml", "Cargo.toml.orig", "README.md", "src/lib.rs"]
-    if tool == "grep_file":
-        assert [line["line"] for b in payload["blocks"] for line in b["lines"] if line["match"]] == [3]
-    if code == "VERSION_NOT_FOUND":
-        assert payload["error"]["details"]["availableVersions"] == ["1.0.0", "0.9.0"]  # 1.1.0 is yanked
-        assert payload["error"]["details"]["latest"] == "1.0.0"
-    if code == "INVALID_ARGUMENT":
-        assert payload["error"]["details"]["field"] == "package_name"
-
-
-def test_the_cargo_alias_is_accepted_and_echoed_canonical(world):
-    """`cargo:NAME` reads the same crate and the echo says `crates`."""
-    proc = run_cli("files", "cargo:demo_crate@1.0.0", "--json", env=world["env"])
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["target"]["registry"] == "crates"
-    plain = run_cli("read", "cargo:demo_crate@1.0.0", "src/lib.rs", env=world["env"])
-    assert plain.stdout == LIB and plain.stderr == b""
+def in_a_work_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A working directory with no .cargo above it (the variables are cleared by tests/conftest.py)."""
+    (tmp_path / "work").mkdir(exist_ok=True)
+    monkeypatch.chdir(tmp_path / "work")
 
 
 # --- version choice, yanked versions, names ------------------------------------------------------
@@ -160,7 +60,7 @@ def test_only_prereleases_make_the_highest_prerelease_latest(crates):
 def test_every_version_yanked_is_not_found_unless_pinned(crates):
     """A crate whose versions are all yanked has no latest (NOT_FOUND), but a pin still reads one."""
     crates.publish("gone", "1.0.0", {"src/lib.rs": b""}, yanked=True)
-    err = error_of(registry="crates", package_name="gone")
+    err = list_error(registry="crates", package_name="gone")
     assert err.code == "NOT_FOUND" and "yanked" in err.message
     assert "src/lib.rs" in files_of(registry="crates", package_name="gone", version="1.0.0")
 
@@ -176,11 +76,11 @@ def test_available_versions_follow_semver_precedence_newest_first(crates):
     for version in reversed(SEMVER_SPEC_ORDER):  # published out of order: the index order is not used
         crates.publish("order", version, {})
     crates.publish("order", "1.5.0", {}, yanked=True)
-    err = error_of(registry="crates", package_name="order", version="3.0.0")
+    err = list_error(registry="crates", package_name="order", version="3.0.0")
     assert err.code == "VERSION_NOT_FOUND"
     assert err.details["availableVersions"] == list(reversed(SEMVER_SPEC_ORDER))
     assert err.details["latest"] == "10.0.0"
-    near = error_of(registry="crates", package_name="order", version="1.0.5").details["availableVersions"]
+    near = list_error(registry="crates", package_name="order", version="1.0.5").details["availableVersions"]
     assert near[:8] == ["1.0.0", "1.0.0-rc.1", "1.0.0-beta.11", "1.0.0-beta.2", "1.0.0-beta", "1.0.0-alpha.beta",
                         "1.0.0-alpha.1", "1.0.0-alpha"]
 
@@ -196,21 +96,13 @@ def test_names_are_case_insensitive_and_dash_underscore_are_tried_both_ways(crat
     assert paths == ["/index/se/rd/serde-json", "/index/se/rd/serde_json"]
 
 
-@pytest.mark.parametrize("name", ["9lives", "-dash", "_under", "a b", "a.b", "naïve", "x" * 65, "a/b"])
-def test_a_name_cargo_would_refuse_is_an_invalid_argument(crates, name):
-    """Crate names are ASCII letters, digits, `-` and `_`, start with a letter, at most 64 long."""
-    err = error_of(registry="crates", package_name=name)
-    assert (err.code, err.details["field"]) == ("INVALID_ARGUMENT", "package_name")
-    assert crates.server.seen == []
-
-
 def test_index_entries_of_an_unknown_schema_version_are_skipped(crates):
     """An index line with a `v` cargo does not know is ignored, as cargo ignores it."""
     crates.publish("future", "1.0.0", {})
     crates.publish("future", "2.0.0", {}, v=3)
     crates.publish("future", "0.5.0", {}, v=1)
     assert list_files.run({"registry": "crates", "package_name": "future"})["target"]["version"] == "1.0.0"
-    assert error_of(registry="crates", package_name="future", version="2.0.0").details["availableVersions"] == [
+    assert list_error(registry="crates", package_name="future", version="2.0.0").details["availableVersions"] == [
         "1.0.0", "0.5.0"]
 
 
@@ -256,23 +148,12 @@ def test_exactly_the_name_version_folder_is_stripped_and_anything_else_is_report
     assert {s["path"] for s in result["skipped"]["examples"]} == {"stray.txt", "strip-1.0.1/src/other.rs"}
 
 
-def test_one_changed_byte_is_an_integrity_error_and_nothing_is_cached(crates, tmp_path):
-    """The .crate is checked against the index line's cksum while it streams: a flipped byte is refused."""
-    crates.publish("flip", "1.0.0", {"src/lib.rs": LIB})
-    record = crates.crates["flip"][0]
-    record.data = record.data[:-1] + bytes([record.data[-1] ^ 1])
-    err = error_of(registry="crates", package_name="flip")
-    assert (err.code, err.retryable) == ("INTEGRITY_ERROR", False)
-    assert "does not match its published sha256 hash" in err.message
-    assert_nothing_cached(tmp_path / "cache")
-
-
 @pytest.mark.parametrize("cksum", ["", "not-hex" * 9, "ab" * 31])
 def test_an_index_line_without_a_usable_cksum_is_refused(crates, cksum):
     """No sha256 in the index means INTEGRITY_ERROR before anything is downloaded."""
     crates.publish("nosum", "1.0.0", {})
     crates.crates["nosum"][0].cksum = cksum
-    assert error_of(registry="crates", package_name="nosum").code == "INTEGRITY_ERROR"
+    assert list_error(registry="crates", package_name="nosum").code == "INTEGRITY_ERROR"
     assert crates.crate_hits == 0
 
 
@@ -280,21 +161,8 @@ def test_an_index_without_config_json_is_a_protocol_error(crates):
     """A URL that serves index files but no config.json is not a sparse index: PROTOCOL_ERROR, says so."""
     crates.publish("noconf", "1.0.0", {})
     crates.server.route("GET", "/index/config.json", lambda h: Reply(404, b"Not Found", {"Content-Type": "text/plain"}))
-    err = error_of(registry="crates", package_name="noconf")
+    err = list_error(registry="crates", package_name="noconf")
     assert err.code == "PROTOCOL_ERROR" and "config.json" in err.message
-
-
-def test_a_cached_exact_version_is_served_without_the_registry(crates, monkeypatch):
-    """Once read, an exact version needs no network: the index may be gone."""
-    crates.publish("warm", "1.2.3", {"src/lib.rs": LIB})
-    assert read_file.run({"registry": "crates", "package_name": "warm", "version": "1.2.3",
-                          "path": "src/lib.rs"})["content"] == LIB.decode()
-    crates.server.routes.clear()  # the registry now answers 404 to everything
-    crates.server.prefix_routes.clear()
-    asked = len(crates.server.seen)
-    assert read_file.run({"registry": "crates", "package_name": "warm", "version": "1.2.3",
-                          "path": "src/lib.rs"})["content"] == LIB.decode()
-    assert len(crates.server.seen) == asked
 
 
 # --- endpoint discovery ---------------------------------------------------------------------------
@@ -414,20 +282,3 @@ def test_cargo_resolves_downloads_and_unpacks_what_codenav_reads(tmp_path, dl):
     assert [f["path"] for f in result["files"]] == cargo_files
     if dl == "api-base":
         assert "/api/v1/crates/oracle-crate/1.10.0/download" in [s.path for s in server.seen]
-
-
-# --- the live registry ----------------------------------------------------------------------------
-
-
-@pytest.mark.live
-def test_live_crates_serde(monkeypatch):
-    """The real serde 1.0.210 from the public index (only when CODENAV_LIVE_REGISTRIES names crates)."""
-    if "crates" not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=crates to reach the public crates index")
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])  # the user's Cargo configuration applies
-    proc = run_cli("files", "crates:serde@1.0.210", "--json", "--wait", "60000", timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    assert result["target"]["verified"] is True and result["target"]["name"] == "serde"
-    assert {"Cargo.toml", "Cargo.toml.orig", "src/lib.rs"} <= {f["path"] for f in result["files"]}

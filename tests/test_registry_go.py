@@ -1,61 +1,36 @@
-"""The go registry against a fake module proxy and checksum database (SPEC §3)."""
+"""The go registry, what is peculiar to it, against a fake module proxy and checksum database
+(SPEC §3): h1, Ed25519 notes and the tiled log, module paths and versions, retractions, GOPROXY
+lists and GOSUMDB settings. What every registry owes is tests/support/registries.py's suites."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import io
-import json
 import os
 import shutil
 import subprocess
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from codenav.errors import CodenavError
 from codenav.registries import go as gomod
+from codenav.registries import gosumdb, signatures
 from codenav.tools import list_files, read_file
-from tests.conftest import ROOT, run_cli
-from tests.fakes.go import FakeGoProxy, NoteKey, h1_of_files, module_zip, sign
+from tests.fakes.go import NoteKey, h1_of_files, module_zip, sign
 from tests.fakes.http import FakeServer, Reply
-from tests.test_parity import McpSession
+from tests.support.cache import assert_nothing_cached
+from tests.support.calls import files_of, list_error
+from tests.support.cli import ROOT
+from tests.support.registries import fake_fixture
 
-GO_VARIABLES = ("CODENAV_GOPROXY", "CODENAV_GOSUMDB", "GOPROXY", "GOSUMDB", "GONOSUMDB", "GOPRIVATE", "GONOPROXY",
-                "GOFLAGS", "GONOSUMCHECK", "GOENV", "GOINSECURE")
+go = fake_fixture("go")
 ERRORS = "github.com/pkg/errors"
 ERRORS_FILES = {"errors.go": b"package errors\n\n// New returns an error.\nfunc New(message string) error {\n"
                              b"\treturn &fundamental{msg: message}\n}\n",
                 "README.md": b"# errors\n", "LICENSE": b"BSD 2-Clause\n"}
-
-
-@pytest.fixture(autouse=True)
-def no_go_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No GOPROXY/GOSUMDB/GOPRIVATE of the machine reaches a test."""
-    for name in GO_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def go(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGoProxy]:
-    """A fake proxy and signed checksum database that CODENAV_GOPROXY / CODENAV_GOSUMDB name."""
-    with FakeServer() as server:
-        fake = FakeGoProxy(server)
-        monkeypatch.setenv("CODENAV_GOPROXY", fake.url)
-        monkeypatch.setenv("CODENAV_GOSUMDB", fake.gosumdb())
-        yield fake
-
-
-def files_of(**args) -> list[str]:
-    return [f["path"] for f in list_files.run(args)["files"]]
-
-
-def error_of(**args) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run(args)
-    return info.value
 
 
 def _zip_file(tmp_path: Path, entries: list[tuple[str, bytes]], utf8_flag: bool = True) -> Path:
@@ -74,7 +49,7 @@ def test_h1_of_a_lone_go_mod_is_the_published_go_sum_line(tmp_path):
     """The h1 of {go.mod: "module github.com/pkg/errors\\n"} is the public go.sum line of
     github.com/pkg/errors v0.9.1/go.mod."""
     path = _zip_file(tmp_path, [("go.mod", b"module github.com/pkg/errors\n")])
-    assert gomod.h1_of_zip(str(path)) == "h1:bwawxfHBFNV+L2hUp1rHADufV3IMtnDRdf1r5NINEl0="
+    assert gosumdb.h1_of_zip(str(path)) == "h1:bwawxfHBFNV+L2hUp1rHADufV3IMtnDRdf1r5NINEl0="
 
 
 def test_h1_of_a_module_zip_matches_an_independent_computation(tmp_path):
@@ -87,17 +62,17 @@ def test_h1_of_a_module_zip_matches_an_independent_computation(tmp_path):
     lines = sorted((name, hashlib.sha256(data).hexdigest()) for name, data in entries)
     summary = "".join(f"{digest}  {name}\n" for name, digest in lines).encode()
     expected = "h1:" + base64.b64encode(hashlib.sha256(summary).digest()).decode()
-    assert gomod.h1_of_zip(str(path)) == expected == h1_of_files(entries)
+    assert gosumdb.h1_of_zip(str(path)) == expected == h1_of_files(entries)
     # One byte of one file changes it.
     other = _zip_file(tmp_path, [*entries[:-1], (prefix + "go.mod", b"module example.com/n\n")])
-    assert gomod.h1_of_zip(str(other)) != expected
+    assert gosumdb.h1_of_zip(str(other)) != expected
 
 
 def test_h1_refuses_to_expand_past_the_limit(tmp_path):
     """A zip that expands past the extraction limit is TOO_LARGE while hashing, not read whole."""
     path = _zip_file(tmp_path, [("m@v1.0.0/zeros", bytes(3_000_000))])
     with pytest.raises(CodenavError) as info:
-        gomod.h1_of_zip(str(path), max_bytes=1_000_000)
+        gosumdb.h1_of_zip(str(path), max_bytes=1_000_000)
     assert info.value.code == "TOO_LARGE"
 
 
@@ -119,13 +94,13 @@ def test_ed25519_verifies_the_rfc_8032_vectors_and_nothing_else(secret, public, 
     """RFC 8032's signatures verify; a changed message, signature bit or key does not; the
     fake's signer reproduces the RFC signature from the secret key."""
     pub, msg, sig = bytes.fromhex(public), bytes.fromhex(message), bytes.fromhex(signature)
-    assert gomod.ed25519_verify(pub, msg, sig)
-    assert not gomod.ed25519_verify(pub, msg + b"x", sig)
-    assert not gomod.ed25519_verify(pub, msg, sig[:10] + bytes([sig[10] ^ 1]) + sig[11:])
-    assert not gomod.ed25519_verify(pub, msg, sig[:32] + (int.from_bytes(sig[32:], "little") +
+    assert signatures.ed25519_verify(pub, msg, sig)
+    assert not signatures.ed25519_verify(pub, msg + b"x", sig)
+    assert not signatures.ed25519_verify(pub, msg, sig[:10] + bytes([sig[10] ^ 1]) + sig[11:])
+    assert not signatures.ed25519_verify(pub, msg, sig[:32] + (int.from_bytes(sig[32:], "little") +
                                                           2 ** 252 + 27742317777372353535851937790883648493)
                                     .to_bytes(33, "little")[:32])
-    assert not gomod.ed25519_verify(bytes.fromhex(RFC8032[0][1] if public != RFC8032[0][1] else RFC8032[1][1]),
+    assert not signatures.ed25519_verify(bytes.fromhex(RFC8032[0][1] if public != RFC8032[0][1] else RFC8032[1][1]),
                                     msg, sig)
     assert sign(bytes.fromhex(secret), msg) == sig
 
@@ -143,15 +118,15 @@ def test_ed25519_agrees_with_the_cryptography_package_when_it_is_installed(tmp_p
     if proc.returncode != 0:
         pytest.skip("the cryptography package is not installed for the system python3")
     pub, msg, sig = (bytes.fromhex(x) for x in proc.stdout.split())
-    assert gomod.ed25519_verify(pub, msg, sig)
-    assert not gomod.ed25519_verify(pub, msg[:-1], sig)
+    assert signatures.ed25519_verify(pub, msg, sig)
+    assert not signatures.ed25519_verify(pub, msg[:-1], sig)
 
 
 def test_the_built_in_checksum_database_key_is_self_consistent():
     """The default GOSUMDB key's hash is sha256(name + "\\n" + key)[:4] for its name."""
-    name, key = gomod.parse_verifier_key(gomod.DEFAULT_GOSUMDB)
-    assert len(key) == 32 and gomod.DEFAULT_GOSUMDB.split("+")[1] == "033de0ae"
-    assert name == gomod.DEFAULT_GOSUMDB.split("+")[0]
+    name, key = gosumdb.parse_verifier_key(gosumdb.DEFAULT_GOSUMDB)
+    assert len(key) == 32 and gosumdb.DEFAULT_GOSUMDB.split("+")[1] == "033de0ae"
+    assert name == gosumdb.DEFAULT_GOSUMDB.split("+")[0]
 
 
 def test_a_verifier_key_with_a_wrong_hash_is_a_config_error():
@@ -159,9 +134,9 @@ def test_a_verifier_key_with_a_wrong_hash_is_a_config_error():
     key = NoteKey("sum.example.test")
     wrong = key.verifier.replace(key.key_hash.hex(), "00000000")
     with pytest.raises(CodenavError) as info:
-        gomod.parse_verifier_key(wrong)
+        gosumdb.parse_verifier_key(wrong)
     assert info.value.code == "CONFIG_ERROR"
-    assert gomod.parse_verifier_key(key.verifier) == ("sum.example.test", key.raw[1:])
+    assert gosumdb.parse_verifier_key(key.verifier) == ("sum.example.test", key.raw[1:])
 
 
 # --- names, versions, ordering ------------------------------------------------------------------
@@ -212,56 +187,6 @@ def test_retract_directives_single_versions_intervals_and_blocks():
 
 
 # --- the full chain -------------------------------------------------------------------------------
-
-def test_files_read_grep_through_the_cli_and_mcp_with_parity(go, tmp_path):
-    """files, read and grep of go:github.com/pkg/errors@v0.9.1 print the same bytes on the CLI
-    (--json) as the MCP text payload, with the module prefix stripped and the signed h1 echoed."""
-    go.publish(ERRORS, "v0.9.1", ERRORS_FILES, gomod=None)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    session = McpSession(env)
-    try:
-        target = {"registry": "go", "package_name": ERRORS, "version": "v0.9.1"}
-        cases = [
-            ("list_files", target, ["files", f"go:{ERRORS}@v0.9.1"]),
-            ("read_file", {**target, "path": "errors.go"}, ["read", f"go:{ERRORS}@v0.9.1", "errors.go"]),
-            ("grep_file", {**target, "path": "errors.go", "pattern": "fundamental"},
-             ["grep", f"golang:{ERRORS}@v0.9.1", "fundamental", "errors.go"]),
-            ("grep_repo", {**target, "pattern": "fundamental"}, ["grep", f"golang:{ERRORS}@v0.9.1", "fundamental"]),
-        ]
-        for tool, arguments, argv in cases:
-            result = session.call(tool, arguments)
-            proc = run_cli(*argv, "--json", env=env)
-            text = result["content"][0]["text"]
-            assert proc.stdout.decode() == text + "\n", (tool, proc.stderr)
-            assert result["isError"] is False
-            payload = json.loads(text)
-            assert {k: v for k, v in payload["target"].items() if k != "versionSource"} == {
-                "registry": "go", "name": ERRORS, "version": "v0.9.1", "artifact": "errors@v0.9.1.zip",
-                "verified": True,
-                "verification": "h1 of the unpacked files matches the checksum database's h1 line, its tree note "
-                                "signed by sum.example.test and the record's inclusion in that tree proven"}
-        listing = json.loads(run_cli("files", f"go:{ERRORS}@v0.9.1", "--json", env=env).stdout)
-        assert [f["path"] for f in listing["files"]] == ["LICENSE", "README.md", "errors.go"]
-        grep = json.loads(run_cli("grep", f"go:{ERRORS}@v0.9.1", "fundamental", "errors.go", "--json",
-                                  env=env).stdout)
-        assert "fundamental" in json.dumps(grep)
-        # Each error is one envelope on both surfaces too.
-        go.publish("example.com/tampered", "v1.0.0", {"a.go": b"package a\n"})
-        go.modules["example.com/tampered"]["v1.0.0"].zip = module_zip("example.com/tampered", "v1.0.0",
-                                                                      {"a.go": b"package b\n"})
-        errors = [({**target, "version": "v9.9.9"}, f"go:{ERRORS}@v9.9.9", "VERSION_NOT_FOUND"),
-                  ({"registry": "go", "package_name": "example.com/nope"}, "go:example.com/nope", "NOT_FOUND"),
-                  ({"registry": "go", "package_name": "example.com/tampered", "version": "v1.0.0"},
-                   "go:example.com/tampered@v1.0.0", "INTEGRITY_ERROR"),
-                  ({"registry": "go", "package_name": "errors"}, "go:errors", "INVALID_ARGUMENT")]
-        for arguments, spec, code in errors:
-            result = session.call("list_files", arguments)
-            proc = run_cli("files", spec, "--json", env=env)
-            assert proc.stdout.decode() == result["content"][0]["text"] + "\n" and result["isError"] is True
-            assert json.loads(proc.stdout)["error"]["code"] == code
-    finally:
-        session.close()
 
 
 def test_a_missing_v_is_added_and_the_echo_is_canonical(go):
@@ -327,11 +252,6 @@ def test_incompatible_versions_are_served_as_published(go):
 
 # --- errors -----------------------------------------------------------------------------------
 
-def test_an_unknown_module_is_not_found(go):
-    """A module the proxy does not know (404 on list and @latest) is NOT_FOUND."""
-    err = error_of(registry="go", package_name="example.com/nope")
-    assert (err.code, err.retryable) == ("NOT_FOUND", False)
-
 
 def test_an_unknown_version_lists_versions_in_semver_order(go):
     """VERSION_NOT_FOUND lists the releases nearest first in semver order (not string order),
@@ -341,29 +261,41 @@ def test_an_unknown_version_lists_versions_in_semver_order(go):
     for version in ("v1.9.0", "v1.10.0", "v1.2.0", "v1.10.1", "v1.10.2-rc.1"):
         go.publish(module, version, {"a.go": b""})
     go.publish(module, "v1.11.0", {"a.go": b""}, gomod=f"module {module}\nretract v1.11.0\n")
-    err = error_of(registry="go", package_name=module, version="v1.10.5")
+    err = list_error(registry="go", package_name=module, version="v1.10.5")
     assert err.code == "VERSION_NOT_FOUND"
     # v1.11.0 retracts itself in its own go.mod, the newest one: it is neither offered nor latest.
     assert err.details["availableVersions"] == ["v1.10.1", "v1.10.0", "v1.9.0", "v1.2.0"]
     assert err.details["latest"] == "v1.10.1"
-    assert error_of(registry="go", package_name=module, version="master").code == "VERSION_NOT_FOUND"
+    assert list_error(registry="go", package_name=module, version="master").code == "VERSION_NOT_FOUND"
 
 
-def test_one_changed_byte_of_the_zip_is_an_integrity_error(go, tmp_path):
-    """A zip whose h1 differs from the database's line is INTEGRITY_ERROR and nothing is cached."""
-    go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
-    record = go.modules[ERRORS]["v0.9.1"]
-    record.zip = module_zip(ERRORS, "v0.9.1", {**ERRORS_FILES, "errors.go": ERRORS_FILES["errors.go"] + b" "})
-    err = error_of(registry="go", package_name=ERRORS, version="v0.9.1")
-    assert err.code == "INTEGRITY_ERROR" and "h1" in err.message
-    assert not list((tmp_path / "cache").glob("entries/*/*/*/manifest.json"))
+@pytest.mark.hardening
+@pytest.mark.parametrize("where", ["first", "middle"])
+def test_one_changed_byte_of_the_zip_itself_is_an_integrity_error(go, where, tmp_path):
+    """A byte of the zip's own structure changed (its first header, its middle) changes what it
+    holds: INTEGRITY_ERROR naming h1, not retryable, nothing cached."""
+    data = go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
+    at = {"first": 0, "middle": len(data) // 2}[where]
+    go.modules[ERRORS]["v0.9.1"].zip = data[:at] + bytes([data[at] ^ 1]) + data[at + 1:]
+    err = list_error(registry="go", package_name=ERRORS, version="v0.9.1")
+    assert (err.code, err.retryable) == ("INTEGRITY_ERROR", False) and "h1" in err.message
+    assert_nothing_cached(tmp_path / "cache")
+
+
+@pytest.mark.hardening
+def test_a_zip_changed_where_no_file_is_serves_exactly_the_published_files(go):
+    """h1 covers names and contents, not container bytes (as in Go): the last byte of the zip (the
+    end record's comment length) changes neither, so exactly the published files are served."""
+    data = go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
+    go.modules[ERRORS]["v0.9.1"].zip = data[:-1] + bytes([data[-1] ^ 1])
+    assert files_of(registry="go", package_name=ERRORS, version="v0.9.1") == sorted([*ERRORS_FILES, "go.mod"])
 
 
 def test_a_tree_note_with_a_bad_signature_is_an_integrity_error(go):
     """A lookup whose signed note does not verify with the configured key is refused."""
     go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
     go.tamper_note = True
-    err = error_of(registry="go", package_name=ERRORS, version="v0.9.1")
+    err = list_error(registry="go", package_name=ERRORS, version="v0.9.1")
     assert err.code == "INTEGRITY_ERROR" and "not signed" in err.message
 
 
@@ -373,7 +305,7 @@ def test_a_record_outside_the_signed_tree_is_an_integrity_error(go):
     go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
     go.modules[ERRORS]["v0.9.1"].zip = module_zip(ERRORS, "v0.9.1", {"evil.go": b"package errors\n"})
     go.forge_record = True
-    err = error_of(registry="go", package_name=ERRORS, version="v0.9.1")
+    err = list_error(registry="go", package_name=ERRORS, version="v0.9.1")
     assert err.code == "INTEGRITY_ERROR" and "not in the tree" in err.message
     assert any(s.path.startswith("/sumdb/tile/8/1/") for s in go.server.seen)
 
@@ -386,7 +318,7 @@ def test_the_inclusion_proof_holds_for_every_record_of_a_tree(go):
             go.publish(f"example.com/p{count}", f"v1.0.{i}", {"a.go": b"package a\n"})
     size = len(go.log)
     root = go._mth([go._leaf(r) for r in go.log])
-    tiles = gomod._Tiles(go.sumdb_url, size)
+    tiles = gosumdb.Tiles(go.sumdb_url, size)
     for index in (0, 1, 255, 256, 299, 300, size - 2, size - 1):
         leaf = go._leaf(go.log[index])
         assert tiles.root_with(index, 0, size, leaf) == root, index
@@ -395,43 +327,15 @@ def test_the_inclusion_proof_holds_for_every_record_of_a_tree(go):
 
 def test_tile_paths_group_the_index_by_three_digits():
     """Tile N=1234067 of level 2 is tile/8/2/x001/x234/067; a partial one ends in .p/W."""
-    assert gomod.tile_path(2, 1234067, 256) == "tile/8/2/x001/x234/067"
-    assert gomod.tile_path(0, 5, 17) == "tile/8/0/005.p/17"
+    assert gosumdb.tile_path(2, 1234067, 256) == "tile/8/2/x001/x234/067"
+    assert gosumdb.tile_path(0, 5, 17) == "tile/8/0/005.p/17"
 
 
 def test_a_note_signed_by_another_key_is_an_integrity_error(go, monkeypatch):
     """The note must carry a signature by the configured key, not any key of the same name."""
     go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
     monkeypatch.setenv("CODENAV_GOSUMDB", f"{NoteKey('sum.example.test').verifier} {go.sumdb_url}")
-    assert error_of(registry="go", package_name=ERRORS, version="v0.9.1").code == "INTEGRITY_ERROR"
-
-
-@pytest.mark.parametrize("where", ["list", "info", "lookup"])
-def test_a_garbled_answer_is_a_protocol_error(go, where):
-    """An unreadable version list, .info or lookup is PROTOCOL_ERROR."""
-    go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
-    path = {"list": f"/proxy/{ERRORS}/@v/list", "info": f"/proxy/{ERRORS}/@v/v0.9.1.info",
-            "lookup": f"/sumdb/lookup/{ERRORS}@v0.9.1"}[where]
-    go.server.route("GET", path, lambda h: Reply(200, b"<html>not this</html>", {"Content-Type": "text/html"}))
-    args = {"registry": "go", "package_name": ERRORS}
-    if where != "list":
-        args["version"] = "v0.9.1"
-    assert error_of(**args).code == "PROTOCOL_ERROR"
-
-
-@pytest.mark.parametrize("status", [500, 503])
-def test_a_5xx_is_a_retryable_upstream_error(go, status):
-    """A proxy failing with 5xx is UPSTREAM_ERROR, retryable."""
-    go.server.prefix_routes.insert(0, ("GET", "/proxy/", lambda h: Reply(status, b"oops")))
-    err = error_of(registry="go", package_name=ERRORS, version="v0.9.1")
-    assert (err.code, err.retryable) == ("UPSTREAM_ERROR", True)
-
-
-def test_a_bad_module_path_is_invalid_argument_on_the_cli(go):
-    """The CLI refuses a path without a host element before any request."""
-    proc = run_cli("files", "go:errors@v0.9.1", "--json")
-    assert proc.returncode == 1 and json.loads(proc.stdout)["error"]["code"] == "INVALID_ARGUMENT"
-    assert go.server.seen == []
+    assert list_error(registry="go", package_name=ERRORS, version="v0.9.1").code == "INTEGRITY_ERROR"
 
 
 # --- verification settings -------------------------------------------------------------------------
@@ -476,9 +380,9 @@ def test_codenav_gosumdb_beats_gosumdb_and_the_go_env_file(go, monkeypatch):
     assert list_files.run(args)["target"]["verified"] is True
     monkeypatch.delenv("CODENAV_GOSUMDB")
     monkeypatch.setenv("GOSUMDB", go.gosumdb())
-    assert gomod._unchecked_reason(ERRORS) is None
+    assert gosumdb.unchecked_reason(ERRORS) is None
     monkeypatch.delenv("GOSUMDB")
-    assert gomod._unchecked_reason(ERRORS) == "GOSUMDB is off: the checksum database is not consulted"
+    assert gosumdb.unchecked_reason(ERRORS) == "GOSUMDB is off: the checksum database is not consulted"
 
 
 def test_the_sumdb_is_reached_through_the_proxy_when_it_mirrors_it(go, monkeypatch):
@@ -494,7 +398,7 @@ def test_an_unknown_database_name_without_a_key_is_a_config_error(go, monkeypatc
     """GOSUMDB naming a database codenav has no key for is CONFIG_ERROR."""
     go.publish(ERRORS, "v0.9.1", ERRORS_FILES)
     monkeypatch.setenv("CODENAV_GOSUMDB", "sum.example.test")
-    assert error_of(registry="go", package_name=ERRORS, version="v0.9.1").code == "CONFIG_ERROR"
+    assert list_error(registry="go", package_name=ERRORS, version="v0.9.1").code == "CONFIG_ERROR"
 
 
 # --- endpoint discovery and GOPROXY lists ----------------------------------------------------------
@@ -539,7 +443,7 @@ def test_a_comma_falls_through_on_not_found_and_a_pipe_on_any_error(go, monkeypa
         monkeypatch.setenv("CODENAV_GOPROXY", f"{other.url}/missing/,direct,{go.url}")
         assert list_files.run(args)["target"]["verified"] is True
         monkeypatch.setenv("CODENAV_GOPROXY", f"{other.url}/broken/,{go.url}")
-        assert error_of(**args).code == "UPSTREAM_ERROR"
+        assert list_error(**args).code == "UPSTREAM_ERROR"
         monkeypatch.setenv("CODENAV_GOPROXY", f"{other.url}/broken/|{go.url}")
         assert list_files.run(args)["target"]["version"] == "v0.9.1"
         assert [s.path for s in other.seen].count(f"/broken/{ERRORS}/@v/v0.9.1.info") == 2
@@ -550,7 +454,7 @@ def test_a_comma_falls_through_on_not_found_and_a_pipe_on_any_error(go, monkeypa
 def test_proxies_codenav_cannot_use_are_config_errors(monkeypatch, setting, fragment):
     """`direct` only, `off`, and file:// proxies give CONFIG_ERROR saying why."""
     monkeypatch.setenv("GOPROXY", setting)
-    err = error_of(registry="go", package_name=ERRORS, version="v0.9.1")
+    err = list_error(registry="go", package_name=ERRORS, version="v0.9.1")
     assert err.code == "CONFIG_ERROR" and fragment in err.message
 
 
@@ -558,7 +462,7 @@ def test_gonoproxy_modules_would_come_from_version_control(monkeypatch):
     """With Go's own GOPROXY, a GOPRIVATE module is fetched direct by Go: CONFIG_ERROR here."""
     monkeypatch.setenv("GOPROXY", "http://127.0.0.1:9/")
     monkeypatch.setenv("GOPRIVATE", "github.com/pkg")
-    err = error_of(registry="go", package_name=ERRORS, version="v0.9.1")
+    err = list_error(registry="go", package_name=ERRORS, version="v0.9.1")
     assert err.code == "CONFIG_ERROR" and "version control" in err.message
 
 

@@ -1,113 +1,27 @@
-"""hex: the API's releases and checksum, the outer tar's contents.tar.gz, retirement, SemVer order
-and endpoint discovery (repository and API), against the fake Hex."""
+"""hex, what is peculiar to it: the API's releases and checksum, the outer tar's contents.tar.gz,
+retirement, SemVer order, endpoint discovery (repository and API) and the signed registry a mirror
+serves, against the fake Hex. What every registry owes is tests/support/registries.py's suites."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 
 import pytest
 
-from codenav.errors import CodenavError
 from codenav.registries import hex as hex_module
+from codenav.registries import signatures
 from codenav.tools import list_files
-from tests.archives import File, build
-from tests.conftest import ORIGINAL_ENV, run_cli
 from tests.fakes.hex import FakeHex, make_tarball
 from tests.fakes.http import FakeServer, Reply
-from tests.hardening.support import assert_nothing_cached, isolated_subprocess_env
-from tests.test_parity import McpSession, check
+from tests.support.archives import File, build
+from tests.support.cache import assert_nothing_cached
+from tests.support.calls import files_of, list_error
+from tests.support.cli import run_cli
+from tests.support.registries import fake_fixture
 
+hexpm = fake_fixture("hex")
 LIB = b"defmodule Demo do\n  def hello, do: :world\n  # HELLO from demo\nend\n"
-HEX_VARIABLES = ("CODENAV_HEX_REPO", "CODENAV_HEX_API", "HEX_MIRROR", "HEX_API_URL", "HEX_HOME")
-
-
-@pytest.fixture(autouse=True)
-def no_hex_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No inherited Hex configuration variables (HOME is the test's own, so ~/.hex is too)."""
-    for name in HEX_VARIABLES:
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def hexpm(monkeypatch: pytest.MonkeyPatch):
-    """A fake Hex that CODENAV_HEX_API and CODENAV_HEX_REPO point at."""
-    with FakeServer() as server:
-        fake = FakeHex(server)
-        monkeypatch.setenv("CODENAV_HEX_API", fake.api_url)
-        monkeypatch.setenv("CODENAV_HEX_REPO", fake.repo_url)
-        yield fake
-
-
-def files_of(**args) -> list[str]:
-    return [f["path"] for f in list_files.run(args)["files"]]
-
-
-def error_of(**args) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run(args)
-    return info.value
-
-
-# --- the full chain through both surfaces ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """One fake Hex with good and broken packages, and one MCP server sharing the CLI's env."""
-    base = tmp_path_factory.mktemp("hex-parity")
-    (base / "home").mkdir()
-    with FakeServer() as server:
-        fake = FakeHex(server)
-        fake.publish("demo_pkg", "0.9.0", {"lib/demo.ex": b"old\n"})
-        fake.publish("demo_pkg", "1.0.0", {"lib/demo.ex": LIB, "mix.exs": b"defmodule Demo.MixProject do\nend\n"})
-        fake.publish("demo_pkg", "1.1.0", {"lib/demo.ex": b"retired\n"}, retired="security")
-        fake.publish("tampered", "1.0.0", {"lib/t.ex": LIB})
-        record = fake.release("tampered", "1.0.0")
-        record.data = record.data[:700] + bytes([record.data[700] ^ 1]) + record.data[701:]
-        server.route("GET", "/api/packages/garbled", lambda h: Reply(200, b"<html>maintenance</html>",
-                                                                     {"Content-Type": "text/html"}))
-        server.route("GET", "/api/packages/broken", lambda h: Reply(500, b"Internal Server Error"))
-        env = isolated_subprocess_env(base)
-        env.update({"CODENAV_HEX_API": fake.api_url, "CODENAV_HEX_REPO": fake.repo_url})
-        session = McpSession(env)
-        yield {"env": env, "mcp": session, "fake": fake}
-        session.close()
-
-
-DEMO = {"registry": "hex", "package_name": "demo_pkg", "version": "1.0.0"}
-SPEC = "hex:demo_pkg@1.0.0"
-
-
-@pytest.mark.parametrize("tool,arguments,argv,code", [
-    ("list_files", DEMO, ["files", SPEC], None),
-    ("list_files", {"registry": "hex", "package_name": "demo_pkg"}, ["files", "hex:demo_pkg"], None),
-    ("read_file", {**DEMO, "path": "lib/demo.ex"}, ["read", SPEC, "lib/demo.ex"], None),
-    ("grep_file", {**DEMO, "path": "lib/demo.ex", "pattern": "hello"}, ["grep", SPEC, "hello", "lib/demo.ex"], None),
-    ("grep_repo", {**DEMO, "pattern": "hello"}, ["grep", SPEC, "hello"], None),
-    ("read_file", {**DEMO, "path": "metadata.config"}, ["read", SPEC, "metadata.config"], "FILE_NOT_FOUND"),
-    ("list_files", {"registry": "hex", "package_name": "nosuch"}, ["files", "hex:nosuch"], "NOT_FOUND"),
-    ("list_files", {**DEMO, "version": "2.0.0"}, ["files", "hex:demo_pkg@2.0.0"], "VERSION_NOT_FOUND"),
-    ("list_files", {"registry": "hex", "package_name": "tampered", "version": "1.0.0"},
-     ["files", "hex:tampered@1.0.0"], "INTEGRITY_ERROR"),
-    ("list_files", {"registry": "hex", "package_name": "garbled"}, ["files", "hex:garbled"], "PROTOCOL_ERROR"),
-    ("list_files", {"registry": "hex", "package_name": "broken"}, ["files", "hex:broken"], "UPSTREAM_ERROR"),
-    ("list_files", {"registry": "hex", "package_name": "1abc"}, ["files", "hex:1abc"], "INVALID_ARGUMENT"),
-])
-def test_hex_chain_is_byte_identical_on_the_cli_and_mcp(world, tool, arguments, argv, code):
-    """files, read and grep of a Hex package, and each error kind, give one payload on both surfaces."""
-    payload = check(world, tool, arguments, argv, code=code)
-    if code is None:
-        assert {k: v for k, v in payload["target"].items() if k != "versionSource"} == {"registry": "hex", "name": "demo_pkg", "version": "1.0.0",
-                                     "artifact": "demo_pkg-1.0.0.tar", "verified": True,
-                                     "verification": "sha256 of the downloaded file matches the checksum of "
-                                                     "the Hex API's release"}
-    if tool == "list_files" and code is None:
-        assert [f["path"] for f in payload["files"]] == ["lib/demo.ex", "mix.exs"]  # contents.tar.gz only
-    if code == "VERSION_NOT_FOUND":
-        assert payload["error"]["details"]["availableVersions"] == ["1.0.0", "0.9.0"]  # 1.1.0 is retired
-        assert payload["error"]["details"]["latest"] == "1.0.0"
 
 
 # --- version choice -------------------------------------------------------------------------------
@@ -131,7 +45,7 @@ def test_a_pinned_retired_release_is_served(hexpm):
 def test_every_release_retired_is_not_found_unless_pinned(hexpm):
     """A package whose releases are all retired has no latest; a pin still reads one."""
     hexpm.publish("dead", "0.1.0", {"lib/d.ex": b""}, retired="invalid")
-    err = error_of(registry="hex", package_name="dead")
+    err = list_error(registry="hex", package_name="dead")
     assert err.code == "NOT_FOUND" and "retired" in err.message
     assert files_of(registry="hex", package_name="dead", version="0.1.0") == ["lib/d.ex"]
 
@@ -145,7 +59,7 @@ def test_available_versions_follow_semver_precedence_newest_first(hexpm):
     for version in reversed(SEMVER_ORDER):
         hexpm.publish("order", version, {})
     hexpm.publish("order", "1.5.0", {}, retired="other")
-    err = error_of(registry="hex", package_name="order", version="3.0.0")
+    err = list_error(registry="hex", package_name="order", version="3.0.0")
     assert err.details["availableVersions"] == list(reversed(SEMVER_ORDER))
     assert err.details["latest"] == "10.0.0"
 
@@ -155,7 +69,7 @@ def test_names_are_lower_cased_and_a_bad_name_is_an_invalid_argument(hexpm):
     hexpm.publish("plug", "1.16.1", {"lib/plug.ex": b""})
     assert list_files.run({"registry": "hex", "package_name": "Plug"})["target"]["name"] == "plug"
     for name in ("1abc", "_x", "a-b", "a.b", "a/b", "naïve"):
-        err = error_of(registry="hex", package_name=name)
+        err = list_error(registry="hex", package_name=name)
         assert (err.code, err.details["field"]) == ("INVALID_ARGUMENT", "package_name")
     assert [s.path for s in hexpm.server.seen] == ["/api/packages/plug", "/api/packages/plug/releases/1.16.1",
                                                    "/repo/tarballs/plug-1.16.1.tar"]
@@ -181,19 +95,8 @@ def test_a_tarball_without_contents_tar_gz_is_an_unsafe_archive(hexpm, tmp_path)
     """An old-format tarball (VERSION 2, metadata.exs, no contents.tar.gz) is refused, nothing cached."""
     hexpm.publish("oldfmt", "0.1.0", tarball=build("tar", [File("VERSION", b"2"), File("metadata.exs", b"[]"),
                                                            File("contents.tar", b"")]))
-    err = error_of(registry="hex", package_name="oldfmt")
+    err = list_error(registry="hex", package_name="oldfmt")
     assert err.code == "UNSAFE_ARCHIVE" and "contents.tar.gz" in err.message
-    assert_nothing_cached(tmp_path / "cache")
-
-
-def test_one_changed_byte_is_an_integrity_error_and_nothing_is_cached(hexpm, tmp_path):
-    """The outer tar is checked against the API's checksum while it streams."""
-    hexpm.publish("flip", "1.0.0", {"lib/flip.ex": LIB})
-    record = hexpm.release("flip", "1.0.0")
-    record.data = record.data[:-1] + bytes([record.data[-1] ^ 1])
-    err = error_of(registry="hex", package_name="flip")
-    assert (err.code, err.retryable) == ("INTEGRITY_ERROR", False)
-    assert "does not match its published sha256 hash" in err.message
     assert_nothing_cached(tmp_path / "cache")
 
 
@@ -201,7 +104,7 @@ def test_one_changed_byte_is_an_integrity_error_and_nothing_is_cached(hexpm, tmp
 def test_a_release_without_a_usable_checksum_is_refused(hexpm, checksum):
     """No sha256 in the release document means INTEGRITY_ERROR, and the tarball is never fetched."""
     hexpm.publish("nosum", "1.0.0", {}, checksum=checksum)
-    assert error_of(registry="hex", package_name="nosum").code == "INTEGRITY_ERROR"
+    assert list_error(registry="hex", package_name="nosum").code == "INTEGRITY_ERROR"
     assert hexpm.tarball_hits == 0
 
 
@@ -261,31 +164,14 @@ def test_hex_mirror_reaches_the_fake_end_to_end():
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"IO.puts 1\n", b"")
 
 
-# --- the live registry ----------------------------------------------------------------------------
-
-
-@pytest.mark.live
-def test_live_hex_jason(monkeypatch):
-    """The real jason 1.4.4 from the public Hex (only when CODENAV_LIVE_REGISTRIES names hex)."""
-    if "hex" not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=hex to reach the public Hex")
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])  # the user's hex.config applies
-    proc = run_cli("files", "hex:jason@1.4.4", "--json", "--wait", "60000", timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    assert result["target"]["verified"] is True and result["target"]["artifact"] == "jason-1.4.4.tar"
-    assert "lib/jason.ex" in {f["path"] for f in result["files"]}
-
-
 # --- the signed registry (a mirror of the repository alone) ------------------------------------------
 
-class FakeRequest:
-    """Just enough of a request handler for calling a fake's route directly."""
 
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.headers: dict[str, str] = {"User-Agent": "test"}
+class Replay:
+    """A request for one package answered with another's registry file (validly signed)."""
+
+    def __init__(self, handler, path: str) -> None:
+        self.path, self.headers = path, handler.headers
 
 
 needs_openssl = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the fake's signing key")
@@ -314,7 +200,7 @@ def test_a_mirror_without_an_api_is_read_through_the_signed_registry(mirror):
                                                 "signed registry"}
     assert [s.path for s in mirror.server.seen] == ["/repo/packages/phoenix", "/repo/public_key",
                                                     "/repo/tarballs/phoenix-1.7.14.tar"]
-    err = error_of(registry="hex", package_name="phoenix", version="9.0.0")
+    err = list_error(registry="hex", package_name="phoenix", version="9.0.0")
     assert err.details["availableVersions"] == ["1.8.0-rc.0", "1.7.14"]  # 1.7.15 is retired
 
 
@@ -349,7 +235,7 @@ def test_a_registry_file_with_a_bad_signature_is_an_integrity_error(mirror, tmp_
 
     mirror.signer = lambda payload: (lambda s: s[:-1] + bytes([s[-1] ^ 1]))(sign(payload))
     mirror.publish("forged", "1.0.0", {"lib/f.ex": b""})
-    err = error_of(registry="hex", package_name="forged")
+    err = list_error(registry="hex", package_name="forged")
     assert err.code == "INTEGRITY_ERROR" and "not signed" in err.message
     assert mirror.tarball_hits == 0
     assert_nothing_cached(tmp_path / "cache")
@@ -360,9 +246,8 @@ def test_a_signed_registry_file_for_another_package_is_a_protocol_error(mirror):
     """A correctly signed file that describes another package (a replay) is refused."""
     mirror.publish("victim", "1.0.0", {})
     mirror.publish("other", "6.6.6", {})
-    replay = mirror._registry(FakeRequest("/repo/packages/other"))  # other's registry file, validly signed
-    mirror.server.route("GET", "/repo/packages/victim", lambda h: replay)
-    assert error_of(registry="hex", package_name="victim").code == "PROTOCOL_ERROR"
+    mirror.server.route("GET", "/repo/packages/victim", lambda h: mirror._registry(Replay(h, "/repo/packages/other")))
+    assert list_error(registry="hex", package_name="victim").code == "PROTOCOL_ERROR"
 
 
 @needs_openssl
@@ -371,7 +256,7 @@ def test_a_registry_file_that_is_not_gzipped_protobuf_is_a_protocol_error(mirror
     mirror.publish("garbage", "1.0.0", {})
     mirror.server.route("GET", "/repo/packages/garbage", lambda h: Reply(200, b"<html>hi</html>",
                                                                         {"Content-Type": "text/html"}))
-    assert error_of(registry="hex", package_name="garbage").code == "PROTOCOL_ERROR"
+    assert list_error(registry="hex", package_name="garbage").code == "PROTOCOL_ERROR"
 
 
 @needs_openssl
@@ -379,10 +264,10 @@ def test_the_rsa_verifier_agrees_with_openssl(tmp_path):
     """What openssl signs verifies; any other payload or signature does not."""
     from tests.fakes.hex import sign, signing_key
 
-    key = hex_module.public_key(signing_key()[1])
+    key = signatures.rsa_public_key(signing_key()[1])
     payload = b"\x0a\x03abc" * 100
     signature = sign(payload)
-    assert hex_module.rsa_sha512_verify(payload, signature, key)
-    assert not hex_module.rsa_sha512_verify(payload + b"x", signature, key)
-    assert not hex_module.rsa_sha512_verify(payload, signature[:-1] + bytes([signature[-1] ^ 1]), key)
-    assert not hex_module.rsa_sha512_verify(payload, signature[1:], key)
+    assert signatures.rsa_sha512_verify(payload, signature, key)
+    assert not signatures.rsa_sha512_verify(payload + b"x", signature, key)
+    assert not signatures.rsa_sha512_verify(payload, signature[:-1] + bytes([signature[-1] ^ 1]), key)
+    assert not signatures.rsa_sha512_verify(payload, signature[1:], key)

@@ -1,51 +1,32 @@
-"""Maven: coordinates, ComparableVersion order, settings.xml mirrors, sources jars and side-file
-digests, against a fake repository on 127.0.0.1 (reference §3)."""
+"""Maven, what is peculiar to it: coordinates, ComparableVersion order, settings.xml mirrors,
+sources jars and side-file digests, against a fake repository on 127.0.0.1 (reference §3).
+What every registry owes is tests/support/registries.py's shared suites."""
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import random
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from codenav.errors import CodenavError
 from codenav.registries import maven
 from codenav.tools import list_files, read_file
-from tests.conftest import ROOT, run_cli
 from tests.fakes.archives import make_zip
-from tests.fakes.http import FakeServer, Reply
-from tests.fakes.maven import FakeMaven
-from tests.test_parity import McpSession, check
+from tests.support.cache import assert_nothing_cached
+from tests.support.calls import list_error, target_maker
+from tests.support.registries import fake_fixture
 
 SLF4J = "org.slf4j:slf4j-api"
+repo = fake_fixture("maven")
 LOGGER = b"package org.slf4j;\n\npublic interface Logger {\n    String ROOT_LOGGER_NAME = \"ROOT\";\n}\n"
 
 
-@pytest.fixture
-def repo(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMaven]:
-    """A fake Maven repository that CODENAV_MAVEN_REPOSITORY points at."""
-    with FakeServer() as server:
-        fake = FakeMaven(server)
-        monkeypatch.setenv("CODENAV_MAVEN_REPOSITORY", fake.url)
-        yield fake
-
-
-def target(version: str | None = "2.0.16", name: str = SLF4J) -> dict:
-    args = {"registry": "maven", "package_name": name}
-    if version is not None:
-        args["version"] = version
-    return args
-
-
-def error_of(args: dict) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run(args)
-    return info.value
+target = target_maker("maven", SLF4J, "2.0.16")
 
 
 # --- ComparableVersion ------------------------------------------------------------------------
@@ -120,13 +101,6 @@ def test_the_ordering_agrees_with_mavens_own_comparable_version():
 
 # --- names --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["slf4j-api", "org.slf4j:", ":slf4j-api", "org..slf4j:api", "org/slf4j:api",
-                                  "org.slf4j:slf4j-api:jar", "org.slf4j:..", "org.slf4j:a b"])
-def test_a_bad_coordinate_is_an_invalid_argument(name):
-    """A name that is not groupId:artifactId of letters, digits and ._- is refused before any request."""
-    error = error_of(target(name=name))
-    assert (error.code, error.details.get("field")) == ("INVALID_ARGUMENT", "package_name")
-
 
 def test_a_coordinate_is_kept_as_given_because_paths_are_case_sensitive():
     """Maven repository paths are case-sensitive: the name is neither lowered nor rewritten."""
@@ -173,26 +147,26 @@ def test_without_a_sources_jar_the_binary_jar_is_read_and_the_echo_says_so(repo)
 def test_a_pom_only_artifact_is_not_found_saying_why(repo):
     """A BOM (pom packaging) has no jar of either kind: NOT_FOUND naming the reason."""
     repo.publish("org.example:bom", "1.0", sources=False)
-    error = error_of(target("1.0", "org.example:bom"))
+    error = list_error(target("1.0", "org.example:bom"))
     assert error.code == "NOT_FOUND" and "pom-packaging" in error.message
 
 
 def test_a_jar_without_any_checksum_side_file_is_refused(repo):
     """A sources jar served with no .sha512, .sha256 or .sha1 is INTEGRITY_ERROR, never trusted."""
     repo.publish(SLF4J, "2.0.16", {"org/slf4j/Logger.java": LOGGER}, sides=("md5",))
-    error = error_of(target())
+    error = list_error(target())
     assert error.code == "INTEGRITY_ERROR" and "no .sha512, .sha256 or .sha1 side file" in error.message
 
 
-def test_one_changed_byte_is_an_integrity_error(repo, tmp_path):
-    """A sources jar whose bytes differ from its side file by one byte is INTEGRITY_ERROR; nothing cached."""
-    data = repo.publish(SLF4J, "2.0.16", {"org/slf4j/Logger.java": LOGGER})
-    path = "org/slf4j/slf4j-api/2.0.16/slf4j-api-2.0.16-sources.jar"
-    repo.files[path] = data[:-1] + bytes([data[-1] ^ 1])
-    error = error_of(target())
-    assert (error.code, error.retryable) == ("INTEGRITY_ERROR", False)
-    assert "does not match its published sha512 hash" in error.message
-    assert not (tmp_path / "cache" / "entries").exists() or not list((tmp_path / "cache" / "entries").rglob("*.json"))
+@pytest.mark.hardening
+def test_a_weaker_side_file_never_stands_in_for_a_wrong_stronger_one(repo, tmp_path):
+    """A wrong .sha512 beside a right .sha1 is still an integrity error: the strongest one is checked."""
+    data = make_zip({"a.java": b"a\n"})
+    repo.publish(SLF4J, "2.0.16", sources_jar=data)
+    repo.files["org/slf4j/slf4j-api/2.0.16/slf4j-api-2.0.16-sources.jar.sha512"] = \
+        hashlib.sha512(b"other bytes").hexdigest().encode()
+    assert list_error(target()).code == "INTEGRITY_ERROR"
+    assert_nothing_cached(tmp_path / "cache")
 
 
 def test_latest_is_the_highest_final_by_maven_order_not_the_release_element(repo):
@@ -209,7 +183,7 @@ def test_an_unknown_version_lists_the_available_ones_in_maven_order(repo):
     release above its rc), those sharing the asked-for prefix first, and the computed latest."""
     for version in ("2.0.9", "2.0.10", "2.0.0-RC1", "2.0.0", "1.7.36", "2.1.0-alpha1"):
         repo.publish(SLF4J, version, {"a.java": b""})
-    error = error_of(target("2.0.99"))
+    error = list_error(target("2.0.99"))
     assert error.code == "VERSION_NOT_FOUND"
     assert error.details["availableVersions"] == ["2.0.10", "2.0.9", "2.0.0", "2.0.0-RC1", "2.1.0-alpha1", "1.7.36"]
     assert error.details["latest"] == "2.0.10"
@@ -221,47 +195,26 @@ def test_another_spelling_of_a_deployed_version_finds_it(repo):
     assert list_files.run(target("2.0"))["target"]["version"] == "2.0.0"
 
 
-def test_a_snapshot_is_refused_as_an_invalid_version(repo):
-    """SNAPSHOTs are never in a release repository: INVALID_ARGUMENT before any request."""
-    error = error_of(target("2.0.17-SNAPSHOT"))
-    assert (error.code, error.details.get("field")) == ("INVALID_ARGUMENT", "version")
-    assert repo.server.seen == []
-
-
-def test_an_unknown_artifact_is_not_found(repo):
-    """No maven-metadata.xml (404, an HTML page) is NOT_FOUND."""
-    assert error_of(target(name="org.example:nothing")).code == "NOT_FOUND"
-
-
 @pytest.mark.parametrize("body", [b"<metadata><versioning><versions><version>1.0", b"not xml at all",
                                   b'<?xml version="1.0"?><!DOCTYPE m [<!ENTITY x "y">]><metadata/>',
                                   b"<html><body>Sign in</body></html>"])
 def test_unreadable_metadata_is_a_protocol_error(repo, body):
     """Truncated or non-XML metadata, one declaring a DTD, or another document is PROTOCOL_ERROR."""
     repo.files["org/slf4j/slf4j-api/maven-metadata.xml"] = body
-    assert error_of(target()).code == "PROTOCOL_ERROR"
+    assert list_error(target()).code == "PROTOCOL_ERROR"
 
 
 def test_a_garbled_side_file_is_a_protocol_error(repo):
     """A .sha512 side file holding no sha512 digest is PROTOCOL_ERROR, not a weaker fallback."""
     repo.publish(SLF4J, "2.0.16", {"a.java": b""})
     repo.files["org/slf4j/slf4j-api/2.0.16/slf4j-api-2.0.16-sources.jar.sha512"] = b"<html>oops</html>"
-    assert error_of(target()).code == "PROTOCOL_ERROR"
-
-
-@pytest.mark.parametrize("status", [500, 502, 503])
-def test_a_server_error_is_a_retryable_upstream_error(repo, status):
-    """5xx from the repository is UPSTREAM_ERROR, retryable."""
-    repo.server.route("GET", "/maven2/org/slf4j/slf4j-api/maven-metadata.xml",
-                      lambda h: Reply(status, b"<html>error</html>", {"Content-Type": "text/html"}))
-    error = error_of(target())
-    assert (error.code, error.retryable) == ("UPSTREAM_ERROR", True)
+    assert list_error(target()).code == "PROTOCOL_ERROR"
 
 
 def test_centrals_429_is_rate_limited_with_its_retry_after(repo):
     """Central's per-IP throttling (429 with its real body) is RATE_LIMITED with retryAfterSeconds."""
     repo.rate_limited = True
-    error = error_of(target())
+    error = list_error(target())
     assert (error.code, error.retryable, error.details["retryAfterSeconds"]) == ("RATE_LIMITED", True, 7)
 
 
@@ -329,87 +282,3 @@ def test_the_global_settings_of_maven_home_are_read_after_the_users(isolated_env
     assert maven.endpoint() == "https://global/"
     _settings(isolated_env / "home", "<mirror><id>u</id><mirrorOf>*</mirrorOf><url>https://user/</url></mirror>")
     assert maven.endpoint() == "https://global/"  # an exact `central` mirror wins over `*`, wherever declared
-
-
-# --- both surfaces ------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """A fake Maven repository and one MCP server sharing the CLI's environment."""
-    base = tmp_path_factory.mktemp("maven")
-    with FakeServer() as server:
-        repo = FakeMaven(server)
-        repo.publish(SLF4J, "2.0.16", {"org/slf4j/Logger.java": LOGGER, "org/slf4j/Marker.java": b"x\n"})
-        repo.publish("org.example:tampered", "1.0", {"a.java": b"a\n"})
-        path = "org/example/tampered/1.0/tampered-1.0-sources.jar"
-        repo.files[path] = make_zip({"a.java": b"b\n"})
-        repo.publish("org.example:evil", "1.0", sources_jar=_evil_jar())
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "CODENAV_CACHE_DIR": str(base / "cache"), "HOME": str(base),
-               "CODENAV_MAVEN_REPOSITORY": repo.url, "CODENAV_NO_DISCOVERY": "1"}
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        session = McpSession(env)
-        yield {"env": env, "mcp": session, "repo": repo}
-        session.close()
-
-
-def _evil_jar() -> bytes:
-    import io
-    import zipfile
-
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("ok.java", b"")
-        zf.writestr("../../escape.java", b"x")
-    return buf.getvalue()
-
-
-M = target()
-
-
-@pytest.mark.parametrize("tool,arguments,argv,code", [
-    ("list_files", M, ["files", "maven:org.slf4j:slf4j-api@2.0.16"], None),
-    ("list_files", {**M, "path_prefix": "org/slf4j"}, ["files", "maven:org.slf4j:slf4j-api@2.0.16", "org/slf4j"], None),
-    ("read_file", {**M, "path": "org/slf4j/Logger.java"},
-     ["read", "maven:org.slf4j:slf4j-api@2.0.16", "org/slf4j/Logger.java"], None),
-    ("grep_repo", {**M, "pattern": "root_logger"}, ["grep", "maven:org.slf4j:slf4j-api@2.0.16", "root_logger"], None),
-    ("grep_file", {**M, "path": "org/slf4j/Logger.java", "pattern": "root_logger", "context": 1},
-     ["grep", "maven:org.slf4j:slf4j-api@2.0.16", "root_logger", "org/slf4j/Logger.java", "--context", "1"], None),
-    ("list_files", target("9.9"), ["files", "maven:org.slf4j:slf4j-api@9.9"], "VERSION_NOT_FOUND"),
-    ("list_files", target(None, "org.example:nothing"), ["files", "maven:org.example:nothing"], "NOT_FOUND"),
-    ("list_files", target("1.0", "org.example:tampered"), ["files", "maven:org.example:tampered@1.0"],
-     "INTEGRITY_ERROR"),
-    ("list_files", target("1.0", "org.example:evil"), ["files", "maven:org.example:evil@1.0"], "UNSAFE_ARCHIVE"),
-    ("list_files", target(None, "no-colon"), ["files", "maven:no-colon"], "INVALID_ARGUMENT"),
-    ("read_file", {**M, "path": "nope.java"}, ["read", "maven:org.slf4j:slf4j-api@2.0.16", "nope.java"],
-     "FILE_NOT_FOUND"),
-])
-def test_cli_json_and_mcp_give_the_same_bytes(world, tool, arguments, argv, code):
-    """files, read and grep of a Maven target, and each error kind, are byte-identical on both surfaces."""
-    payload = check(world, tool, arguments, argv, code=code)
-    if code is None:
-        assert payload["target"]["verification"].startswith("sha512 of the downloaded file matches")
-
-
-def test_plain_cli_reads_a_maven_source_file(world):
-    """`codenav read maven:G:A@V PATH` prints the file as it is in the sources jar."""
-    proc = run_cli("read", "maven:org.slf4j:slf4j-api@2.0.16", "org/slf4j/Logger.java", env=world["env"])
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, LOGGER, b"")
-
-
-def test_the_cached_target_is_read_without_the_network(world):
-    """A second read of an exact version asks the repository nothing."""
-    run_cli("files", "maven:org.slf4j:slf4j-api@2.0.16", env=world["env"])
-    before = len(world["repo"].server.seen)
-    proc = run_cli("grep", "maven:org.slf4j:slf4j-api@2.0.16", "interface", "org/slf4j/Logger.java", env=world["env"])
-    assert proc.returncode == 0 and b"public interface Logger" in proc.stdout
-    assert len(world["repo"].server.seen) == before
-
-
-def test_live_maven_central():
-    """Against the real repository, only when CODENAV_LIVE_REGISTRIES names maven."""
-    if "maven" not in os.environ.get("CODENAV_LIVE_REGISTRIES", "").split(","):
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=maven to run against the real repository")
-    result = list_files.run(target())
-    assert result["target"]["artifact"] == "slf4j-api-2.0.16-sources.jar" and result["target"]["verified"]
-    assert "org/slf4j/Logger.java" in [f["path"] for f in result["files"]]
-    assert "interface Logger" in read_file.run({**target(), "path": "org/slf4j/Logger.java"})["content"]

@@ -1,122 +1,26 @@
-"""rubygems: the compact index, the .gem's inner data.tar.gz, the index's sha256, platforms,
-Gem::Version order and endpoint discovery, against the fake source."""
+"""rubygems, what is peculiar to it: the compact index, the .gem's inner data.tar.gz, the
+index's sha256, platforms, Gem::Version order and endpoint discovery, against the fake source.
+What every registry owes is tests/support/registries.py's shared suites."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
-import json
 from pathlib import Path
 
 import pytest
 
-from codenav.errors import CodenavError
 from codenav.registries import rubygems as rubygems_module
 from codenav.tools import list_files
-from tests.archives import File, build
-from tests.conftest import ORIGINAL_ENV, run_cli
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.rubygems import FakeRubygems, make_gem
-from tests.hardening.support import assert_nothing_cached, isolated_subprocess_env
-from tests.test_parity import McpSession, check
+from tests.support.archives import File, build
+from tests.support.cache import assert_nothing_cached
+from tests.support.calls import files_of, list_error
+from tests.support.cli import run_cli
+from tests.support.registries import fake_fixture
 
-LIB = b"module Demo\n  VERSION = '1.0.0'\n  def self.hello = 'hello from demo'\nend\n"
-
-
-@pytest.fixture(autouse=True)
-def no_gem_config(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No inherited gem configuration variables (HOME is the test's own, so ~/.gemrc is too)."""
-    for name in ("CODENAV_RUBYGEMS_SOURCE", "GEMRC"):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture
-def gems(monkeypatch: pytest.MonkeyPatch):
-    """A fake gem source that CODENAV_RUBYGEMS_SOURCE points at."""
-    with FakeServer() as server:
-        fake = FakeRubygems(server)
-        monkeypatch.setenv("CODENAV_RUBYGEMS_SOURCE", fake.url)
-        yield fake
-
-
-def files_of(**args) -> list[str]:
-    return [f["path"] for f in list_files.run(args)["files"]]
-
-
-def error_of(**args) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run(args)
-    return info.value
-
-
-# --- the full chain through both surfaces ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """One fake source with good and broken gems, and one MCP server sharing the CLI's env."""
-    base = tmp_path_factory.mktemp("rubygems-parity")
-    (base / "home").mkdir()
-    with FakeServer() as server:
-        fake = FakeRubygems(server)
-        fake.publish("DemoGem", "0.9.0", {"lib/demo.rb": b"old\n"})
-        fake.publish("DemoGem", "1.0.0", {"lib/demo.rb": LIB, "README.md": b"# demo\n"})
-        fake.publish("DemoGem", "1.1.0", {"lib/demo.rb": b"yanked\n"}, yanked=True)
-        fake.publish("tampered", "1.0.0", {"lib/t.rb": LIB})
-        record = fake.record("tampered", "1.0.0")
-        record.data = record.data[:600] + bytes([record.data[600] ^ 1]) + record.data[601:]
-        server.route("GET", "/info/garbled", lambda h: Reply(200, b"<html>Sign in</html>", {"Content-Type": "text/html"}))
-        server.route("GET", "/info/broken", lambda h: Reply(502, b"Bad Gateway", {"Content-Type": "text/plain"}))
-        env = isolated_subprocess_env(base)
-        env["CODENAV_RUBYGEMS_SOURCE"] = fake.url
-        session = McpSession(env)
-        yield {"env": env, "mcp": session, "fake": fake}
-        session.close()
-
-
-DEMO = {"registry": "rubygems", "package_name": "DemoGem", "version": "1.0.0"}
-SPEC = "rubygems:DemoGem@1.0.0"
-
-
-@pytest.mark.parametrize("tool,arguments,argv,code", [
-    ("list_files", DEMO, ["files", SPEC], None),
-    ("list_files", {"registry": "rubygems", "package_name": "DemoGem"}, ["files", "rubygems:DemoGem"], None),
-    ("read_file", {**DEMO, "path": "lib/demo.rb"}, ["read", SPEC, "lib/demo.rb"], None),
-    ("grep_file", {**DEMO, "path": "lib/demo.rb", "pattern": "HELLO"}, ["grep", SPEC, "HELLO", "lib/demo.rb"], None),
-    ("grep_repo", {**DEMO, "pattern": "HELLO"}, ["grep", SPEC, "HELLO"], None),
-    ("read_file", {**DEMO, "path": "metadata.gz"}, ["read", SPEC, "metadata.gz"], "FILE_NOT_FOUND"),
-    ("list_files", {"registry": "rubygems", "package_name": "demogem"}, ["files", "rubygems:demogem"], "NOT_FOUND"),
-    ("list_files", {**DEMO, "version": "2.0.0"}, ["files", "rubygems:DemoGem@2.0.0"], "VERSION_NOT_FOUND"),
-    ("list_files", {"registry": "rubygems", "package_name": "tampered", "version": "1.0.0"},
-     ["files", "rubygems:tampered@1.0.0"], "INTEGRITY_ERROR"),
-    ("list_files", {"registry": "rubygems", "package_name": "garbled"}, ["files", "rubygems:garbled"],
-     "PROTOCOL_ERROR"),
-    ("list_files", {"registry": "rubygems", "package_name": "broken"}, ["files", "rubygems:broken"],
-     "UPSTREAM_ERROR"),
-    ("list_files", {"registry": "rubygems", "package_name": "12"}, ["files", "rubygems:12"], "INVALID_ARGUMENT"),
-])
-def test_rubygems_chain_is_byte_identical_on_the_cli_and_mcp(world, tool, arguments, argv, code):
-    """files, read and grep of a gem, and each error kind, give one payload on both surfaces."""
-    payload = check(world, tool, arguments, argv, code=code)
-    if code is None:
-        assert {k: v for k, v in payload["target"].items() if k != "versionSource"} == {"registry": "rubygems", "name": "DemoGem", "version": "1.0.0",
-                                     "artifact": "DemoGem-1.0.0.gem", "verified": True,
-                                     "verification": "sha256 of the downloaded file matches the compact index's checksum"}
-    if tool == "list_files" and code is None:
-        assert [f["path"] for f in payload["files"]] == ["README.md", "lib/demo.rb"]  # data.tar.gz only
-    if code == "VERSION_NOT_FOUND":
-        assert payload["error"]["details"]["availableVersions"] == ["1.0.0", "0.9.0"]  # 1.1.0 was yanked
-    if code == "INVALID_ARGUMENT":
-        assert payload["error"]["details"]["field"] == "package_name"
-
-
-def test_the_gem_alias_is_accepted_and_echoed_canonical(world):
-    """`gem:NAME` reads the same gem and the echo says `rubygems`."""
-    proc = run_cli("files", "gem:DemoGem@1.0.0", "--json", env=world["env"])
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["target"]["registry"] == "rubygems"
-    plain = run_cli("read", "gem:DemoGem@1.0.0", "lib/demo.rb", env=world["env"])
-    assert plain.stdout == LIB and plain.stderr == b""
+gems = fake_fixture("rubygems")
 
 
 # --- versions and platforms -----------------------------------------------------------------------
@@ -131,7 +35,7 @@ def test_available_versions_follow_gem_version_order_newest_first(gems):
     """VERSION_NOT_FOUND lists the index's versions by Gem::Version, never string order."""
     for version in reversed(GEM_ORDER):
         gems.publish("order", version, {})
-    err = error_of(registry="rubygems", package_name="order", version="3.0")
+    err = list_error(registry="rubygems", package_name="order", version="3.0")
     assert err.code == "VERSION_NOT_FOUND" and "yanked" in err.message
     assert err.details["availableVersions"] == list(reversed(GEM_ORDER))
     assert err.details["latest"] == "2"
@@ -184,15 +88,7 @@ def test_names_are_case_sensitive(gems):
     """`RedCloth` is not `redcloth`: the name goes to the index as given."""
     gems.publish("RedCloth", "4.3.2", {"lib/redcloth.rb": b""})
     assert files_of(registry="rubygems", package_name="RedCloth") == ["lib/redcloth.rb"]
-    assert error_of(registry="rubygems", package_name="redcloth").code == "NOT_FOUND"
-
-
-@pytest.mark.parametrize("name", ["123", "-x", ".hidden", "a b", "a/b", "..", "naïve"])
-def test_a_name_rubygems_would_refuse_is_an_invalid_argument(gems, name):
-    """Gem names are letters, digits, `.`, `-` and `_` with at least one letter."""
-    err = error_of(registry="rubygems", package_name=name)
-    assert (err.code, err.details["field"]) == ("INVALID_ARGUMENT", "package_name")
-    assert gems.server.seen == []
+    assert list_error(registry="rubygems", package_name="redcloth").code == "NOT_FOUND"
 
 
 # --- the artifact ---------------------------------------------------------------------------------
@@ -207,19 +103,8 @@ def test_only_data_tar_gz_is_unpacked_and_nothing_is_stripped(gems):
 def test_a_gem_without_data_tar_gz_is_an_unsafe_archive(gems, tmp_path):
     """An old-format gem, or any tar without data.tar.gz, is refused and nothing is cached."""
     gems.publish("oldformat", "0.1.0", gem=build("tar", [File("metadata.gz", b"x"), File("data.tgz", b"y")]))
-    err = error_of(registry="rubygems", package_name="oldformat")
+    err = list_error(registry="rubygems", package_name="oldformat")
     assert err.code == "UNSAFE_ARCHIVE" and "data.tar.gz" in err.message
-    assert_nothing_cached(tmp_path / "cache")
-
-
-def test_one_changed_byte_is_an_integrity_error_and_nothing_is_cached(gems, tmp_path):
-    """The .gem is checked against the compact index's checksum while it streams."""
-    gems.publish("flip", "1.0.0", {"lib/flip.rb": LIB})
-    record = gems.record("flip", "1.0.0")
-    record.data = record.data[:-1] + bytes([record.data[-1] ^ 1])
-    err = error_of(registry="rubygems", package_name="flip")
-    assert (err.code, err.retryable) == ("INTEGRITY_ERROR", False)
-    assert "does not match its published sha256 hash" in err.message
     assert_nothing_cached(tmp_path / "cache")
 
 
@@ -228,7 +113,7 @@ def test_a_line_without_a_checksum_is_refused_before_downloading(gems):
     gems.publish("nosum", "1.0.0", {})
     gems.server.route("GET", "/info/nosum", lambda h: Reply(200, b"---\n1.0.0 |ruby:>= 2.7\n",
                                                              {"Content-Type": "text/plain"}))
-    assert error_of(registry="rubygems", package_name="nosum").code == "INTEGRITY_ERROR"
+    assert list_error(registry="rubygems", package_name="nosum").code == "INTEGRITY_ERROR"
     assert gems.gem_hits == 0
 
 
@@ -291,20 +176,3 @@ def test_gemrc_source_reaches_the_fake_end_to_end(tmp_path):
         (tmp_path / "home" / ".gemrc").write_text(f"---\n:sources:\n- {fake.url}\n")
         proc = run_cli("read", "rubygems:viarc", "lib/viarc.rb")
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"puts 1\n", b"")
-
-
-# --- the live source ------------------------------------------------------------------------------
-
-
-@pytest.mark.live
-def test_live_rubygems_rack(monkeypatch):
-    """The real rack 3.1.8 from the public source (only when CODENAV_LIVE_REGISTRIES names rubygems)."""
-    if "rubygems" not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=rubygems to reach the public gem source")
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])  # the user's gemrc applies
-    proc = run_cli("files", "rubygems:rack@3.1.8", "--json", "--wait", "60000", timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    assert result["target"]["verified"] is True and result["target"]["artifact"] == "rack-3.1.8.gem"
-    assert "lib/rack.rb" in {f["path"] for f in result["files"]}

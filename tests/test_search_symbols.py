@@ -13,7 +13,7 @@ import pytest
 from codenav import cli, contract, paths, tools
 from codenav.errors import CodenavError
 from codenav.search.symbols import counts, query
-from tests.conftest import settle
+from tests.support.cli import settle
 
 JS = {
     "package.json": b'{"name": "demo", "version": "1.0.0"}\n',
@@ -292,3 +292,31 @@ def test_query_reads_past_the_counts_line(tmp_path):
     assert counts(str(out)) == {"files": 1, "symbols": 2, "skipped": 0, "other": 0}
     os.truncate(out, out.stat().st_size - len(out.read_text().split("\n")[-2]) - 1)
     assert counts(str(out)) is None
+
+
+# One definition named ``probe`` (any letter case) that each extractor reads.
+PROBES = {"python": b"def probe():\n    pass\n", "javascript": b"export function probe() {}\n",
+          "rust": b"pub fn probe() {}\n", "go": b"package p\n\nfunc Probe() {}\n",
+          "php": b"<?php\nfunction probe() {}\n", "java": b"class Probe {}\n", "kotlin": b"fun probe() {}\n",
+          "ruby": b"def probe\nend\n", "csharp": b"class Probe {}\n", "elixir": b"defmodule Probe do\nend\n"}
+
+
+def test_every_file_search_symbols_indexes_is_listed_with_its_language(npm):
+    """One file per extension of the language table: list_files gives each a language, and exactly the files
+    whose language has an extractor are indexed (among them .ex, .exs, .kts, .rake and .gemspec)."""
+    from codenav import text
+    from codenav.search.symbols import EXTRACTORS
+
+    assert set(EXTRACTORS) <= set(text._LANGUAGES.values())  # no extractor waits for a language never listed
+    files = {"package.json": b'{"name": "demo", "version": "1.0.0"}\n'}
+    for suffix, name in text._LANGUAGES.items():
+        files[f"src/probe{suffix}"] = PROBES.get(EXTRACTORS.get(name, ""), b"probe\n")
+    npm.publish("demo", "1.0.0", files)
+    listed = {f["path"]: f["language"] for f in tools.load("list_files").run(DEMO)["files"]}
+    found = call({**DEMO, "query": "probe", "max_results": 500})
+    indexed = {r["path"] for r in found["results"]}
+    assert indexed == {path for path, name in listed.items() if name in EXTRACTORS}
+    assert found["filesIndexed"] == len(indexed) and found["filesSkipped"] == 0
+    assert {suffix: listed[f"src/probe{suffix}"] for suffix in (".ex", ".exs", ".kts", ".rake", ".gemspec")} == {
+        ".ex": "Elixir", ".exs": "Elixir", ".kts": "Kotlin", ".rake": "Ruby", ".gemspec": "Ruby"}
+    assert len(indexed) >= 23

@@ -11,11 +11,11 @@ import pytest
 
 from codenav.errors import CodenavError
 from codenav.tools import list_files, read_file
-from tests.conftest import run_cli
 from tests.fakes.archives import make_tgz
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.npm import FakeNpm
 from tests.fakes.pypi import FakePypi
+from tests.support.cli import run_cli
 
 
 def files_of(**args):
@@ -300,7 +300,7 @@ def test_eight_processes_on_one_cold_package_download_once(npm):
     import subprocess
     import sys
 
-    from tests.conftest import ROOT
+    from tests.support.cli import ROOT
 
     npm.publish("cold", "1.0.0", {f"f{i}.js": b"x" * 1000 for i in range(50)})
     npm.tarball_delay = 0.3
@@ -341,7 +341,7 @@ def test_progress_is_drawn_only_when_stderr_is_a_terminal(npm):
     import subprocess
     import sys
 
-    from tests.conftest import ROOT
+    from tests.support.cli import ROOT
 
     npm.publish("progress", "1.0.0", {"blob.bin": os.urandom(200_000)})
     npm.tarball_chunk_delay = 0.1

@@ -25,6 +25,7 @@ from codenav.search.symbols import (
     write_index,
 )
 from codenav.search.symbols.javascript import tokenize
+from tests.support.samples import JS_SOURCE, TS_SOURCE
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "symbols"
@@ -277,58 +278,6 @@ def test_python_syntax_errors_and_deep_nesting_are_skipped() -> None:
 
 # --- JavaScript / TypeScript ---------------------------------------------------------------------
 
-TS_SOURCE = '''\
-// function notReal() {} in a comment
-/* class NotAClass {} export const alsoNot = 1 */
-import { x } from './x';
-import type { T } from './t';
-const s1 = "function fakeA() {}";
-const s2 = 'class FakeB {}';
-const tpl = `export function fakeC() { ${ `nested ${ "class FakeD {}" } back` } } const fakeE = 1`;
-const re = /function fakeF\\/ [/]class\\s+Fake/g, ratio = a / b / c;
-let counter = 0
-/** Adds two numbers. */
-export function add<T extends number>(a: T, b: T): T { return a + b; }
-export default class Widget<P = {}> extends Base<P> implements IWidget {
-  static count = 0;
-  #secret = 1;
-  private hidden: string;
-  name?: string = "w";
-  constructor(private readonly opts: Options) { super(); }
-  get size(): number { return 1; }
-  set size(v: number) {}
-  static create(): Widget { return new Widget({}); }
-  async *items(): AsyncGenerator<number> { yield 1; }
-  handler = (e: Event) => { console.log(`class X {}`); };
-  @Input() label: string;
-  render(): JSX.Element;
-  render(): string { return "function nope() {}"; }
-}
-export const enum Color { Red = 1, Green, "Blue" = 4 }
-export interface Shape<T> extends Base { area(): number; readonly sides: number; [key: string]: unknown; new (x: number): Shape<T>; map<U>(fn: (t: T) => U): Shape<U>, }
-export type Pair<A, B = A> = { first: A; second: B };
-type Fn = (a: number, b: Map<string, number>) => void
-export namespace Outer.Inner { export const deep = 1; function hidden() {} export class Nested { run() {} } }
-declare module 'my-mod' {
-  export function fromMod(x: string): number;
-  interface ModOpts { verbose: boolean }
-}
-declare global { interface Window { myGlobal: string } }
-declare function overloaded(a: string): string;
-declare function overloaded(a: number): number;
-export const arrow = async (a: number): Promise<number> => a * 2;
-export const typed: Fn = function named(a, b) {};
-export { add as plus, counter };
-export { something as other, default as dflt } from './other';
-export * from './all';
-export * as ns from './ns';
-const MAX_SIZE = 10, minSize = 1;
-const { alpha, beta: gamma, ...rest } = obj;
-abstract class Abs { abstract run(): void; protected step() {} }
-function* gen() {}
-if (x) { function insideIf() {} }
-'''
-
 
 def test_typescript_declarations() -> None:
     """TS declarations, class/interface/enum members, namespaces, declare module/global, overloads and export forms are found; text in strings, templates, regexes and comments is not."""
@@ -422,35 +371,6 @@ def test_typescript_type_arguments_of_new_do_not_split_a_declarator() -> None:
                                       b"const m = new a.B<C<D>, E>();\nlet lt = new X < y, z = 3;\n")
     assert [(s.name, s.line) for s in symbols] == [("cache", 1), ("other", 1), ("m", 2), ("lt", 3), ("z", 3)]
     assert symbols[0].signature == "const cache = new Map<string, Router>()"
-
-
-JS_SOURCE = '''\
-'use strict'
-var express = require('express')
-var app = exports = module.exports = {};
-exports.version = '1.0.0';
-module.exports.helper = function helper(a) {};
-exports.Klass = class Klass {};
-app.use = function use(fn) {
-  var inner = 1;
-  function innerFn() {}
-};
-Router.prototype.route = function route(path) {};
-Router.prototype = { get: function () {}, post(a) {}, _priv: 1 };
-function Router() {}
-const x = a
-/foo/g.test(b)
-const y = c
-  / d
-const z = `${ {a: '}'}['a'] }` , w = 2
-function after() {}
-(function (root) {
-  function wrapped() {}
-})(this);
-module.exports = { one, two: () => 2, three() {}, get four() { return 4; } };
-var q = "a /* not a comment */ b", r = '// nor this'; function afterStrings() {}
-var rx = /[/*]+/, d2 = 4 / 2 / 1; function afterRegex() {}
-'''
 
 
 def test_javascript_commonjs_prototype_and_object_forms() -> None:

@@ -94,8 +94,8 @@ def test_large_javascript_files_in_arrays_give_the_same_symbols(monkeypatch: pyt
     """Tokens kept in arrays (the form for texts over COMPACT_FROM_CHARS) give the real
     JavaScript and TypeScript files of the test data, and the samples of test_symbols, exactly
     the symbols the tuples give."""
-    from codenav.search.symbols import javascript
-    from tests.test_symbols import JS_SOURCE, TS_SOURCE
+    from codenav.search.symbols import javascript, javascript_tokens
+    from tests.support.samples import JS_SOURCE, TS_SOURCE
 
     sources = [(str(p), p.read_bytes()) for p in DATA.rglob("*")
                if p.is_file() and p.name.endswith((".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"))]
@@ -104,6 +104,6 @@ def test_large_javascript_files_in_arrays_give_the_same_symbols(monkeypatch: pyt
     assert len(sources) >= 7
     as_tuples = [javascript.extract(path, data) for path, data in sources]
     assert sum(map(len, as_tuples)) > 150
-    monkeypatch.setattr(javascript, "COMPACT_FROM_CHARS", 0)
-    assert isinstance(javascript._Tokens("var a;").tokens, javascript._CompactTokens)
+    monkeypatch.setattr(javascript_tokens, "COMPACT_FROM_CHARS", 0)
+    assert isinstance(javascript_tokens._Tokens("var a;").tokens, javascript_tokens._CompactTokens)
     assert [javascript.extract(path, data) for path, data in sources] == as_tuples

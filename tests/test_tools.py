@@ -9,9 +9,7 @@ import pytest
 from codenav import contract
 from codenav.errors import CodenavError
 from codenav.tools import _grep, grep_file, list_files, read_file
-from tests.conftest import run_cli
-from tests.fakes.http import FakeServer
-from tests.fakes.npm import FakeNpm
+from tests.support.cli import run_cli
 
 LONG = "".join(f"line {i} " + "x" * 60 + "\n" for i in range(1, 3001))
 FILES = {
@@ -31,12 +29,10 @@ TARGET = {"registry": "npm", "package_name": "demo", "version": "1.0.0"}
 
 
 @pytest.fixture(autouse=True)
-def registry(monkeypatch):
-    with FakeServer() as server:
-        fake = FakeNpm(server)
-        fake.publish("demo", "1.0.0", FILES)
-        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
-        yield fake
+def registry(npm):
+    """The fake npm registry, with demo@1.0.0 published."""
+    npm.publish("demo", "1.0.0", FILES)
+    return npm
 
 
 def cli(*args: str):
@@ -113,13 +109,11 @@ def test_list_is_sorted_with_size_language_and_type():
     assert by["empty.txt"]["size"] == 0
 
 
-def test_plain_list_is_bare_paths_and_verbose_has_columns():
-    """Plain output is one path per line; --verbose adds a header and columns."""
+def test_plain_list_is_bare_paths_and_verbose_is_the_text_answer():
+    """Plain output is one path per line; --verbose adds the TEXT header (target, count, prefix)."""
     code, out, errout = cli("files", SPEC, "lib")
     assert (code, out, errout) == (0, "lib/a.js\nlib/b.ts\n", "")
-    code, out, _ = cli("files", SPEC, "lib", "--verbose")
-    assert out.splitlines()[0] == "npm:demo@1.0.0 · 2 files"
-    assert out.splitlines()[1].split() == [str(len(FILES["lib/a.js"])), "source", "JavaScript", "lib/a.js"]
+    assert cli("files", SPEC, "lib", "--verbose") == (0, "npm:demo@1.0.0 · 2 files\nlib/a.js\nlib/b.ts\n", "")
 
 
 def test_prefix_is_literal_and_a_glob_gets_a_hint_on_stderr():
@@ -151,12 +145,16 @@ def test_plain_read_is_the_bytes_verbatim():
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"one\r\ntwo\r\nthree", b"")
 
 
-def test_verbose_read_has_header_and_gutter():
-    """--verbose prints `path · language · lines N-M of T` and a right-aligned gutter."""
+def test_verbose_read_has_header_and_numbered_lines():
+    """--verbose prints `TARGET PATH · language · lines N-M of T`, then `N<TAB>line`; a last
+    line without its newline is followed by git's marker."""
     code, out, _ = cli("read", SPEC, "lib/a.js", "--lines", "2-3", "--verbose")
-    assert out == ("lib/a.js · JavaScript · lines 2-3 of 3\n"
-                   "2 | function Alpha() {}\n"
-                   "3 | exports.alpha = Alpha;\n")
+    assert out == ("npm:demo@1.0.0 lib/a.js · JavaScript · lines 2-3 of 3\n"
+                   "2\tfunction Alpha() {}\n"
+                   "3\texports.alpha = Alpha;\n")
+    proc = run_cli("read", SPEC, "crlf.txt", "--verbose")
+    assert proc.stdout == (b"npm:demo@1.0.0 crlf.txt \xc2\xb7 Text \xc2\xb7 lines 1-3 of 3\n"
+                           b"1\tone\r\n2\ttwo\r\n3\tthree\n\\ No newline at end of file\n")
 
 
 @pytest.mark.parametrize("spec,expected", [("2-3", "function Alpha() {}\nexports.alpha = Alpha;\n"),
@@ -242,13 +240,13 @@ def test_block_merging(matches, context, expected):
     assert grep_file._blocks(matches, context, 30) == expected
 
 
-def test_verbose_grep_marks_matches_in_a_gutter():
-    """--verbose prints a header, a numbered gutter and `>` on matching lines."""
+def test_verbose_grep_numbers_lines_as_grep_n():
+    """--verbose prints a header, then `N:line` for a match and `N-line` for context."""
     out = cli("grep", SPEC, "alpha", "lib/a.js", "-C", "1", "--verbose")[1]
-    assert out == ("lib/a.js · 2 matching lines of 3\n"
-                   " 1 | // A\n"
-                   ">2 | function Alpha() {}\n"
-                   ">3 | exports.alpha = Alpha;\n")
+    assert out == ("npm:demo@1.0.0 lib/a.js · 2 matching lines of 3 · context 1\n"
+                   "1-// A\n"
+                   "2:function Alpha() {}\n"
+                   "3:exports.alpha = Alpha;\n")
 
 
 @pytest.mark.parametrize("pattern", [r"\bfoo", r"\d+", r"foo\.bar", r"[a-z]+", r"[^x]", "(?=x)", "(?<!x)",
@@ -298,3 +296,28 @@ def test_results_validate_against_their_output_schemas():
 def test_version_flag():
     """codenav --version prints the version."""
     assert cli("--version")[1].startswith("codenav ")
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("npm:express@4.21.2", {"registry": "npm", "package_name": "express", "version": "4.21.2"}),
+    ("npm:@types/node@^20", {"registry": "npm", "package_name": "@types/node", "version": "^20"}),
+    ("pypi:requests>=2.30,<2.32", {"registry": "pypi", "package_name": "requests", "version": ">=2.30,<2.32"}),
+    ("cargo:serde", {"registry": "crates", "package_name": "serde"}),
+    ("github:octo/demo", {"repo_url": "https://github.com/octo/demo"}),
+    ("github:octo/demo.js@release/1.x", {"repo_url": "https://github.com/octo/demo.js", "git_ref": "release/1.x"}),
+    ("git:https://example.invalid/r.git#v1", {"repo_url": "https://example.invalid/r.git", "git_ref": "v1"}),
+    ("git:git@example.invalid:o/r.git", {"repo_url": "git@example.invalid:o/r.git"}),
+])
+def test_target_strings_name_the_seed_fields(text, expected):
+    """A target string is the CLI's SPEC grammar plus github:OWNER/NAME[@REF] and git:URL[#REF]."""
+    from codenav.targets import parse_target
+
+    assert parse_target(text) == expected
+
+
+@pytest.mark.parametrize("spec", ["pypi:requests==2.32.3", "npm:express@latest", "gem:rails@~> 7.1", "go:golang.org/x/mod@v0.20.0"])
+def test_a_registry_target_is_read_as_the_cli_reads_its_spec(spec):
+    """Every registry form of the CLI's SPEC means the same as a target (one grammar)."""
+    from codenav.targets import parse_spec, parse_target
+
+    assert parse_target(spec) == parse_spec(spec)

@@ -25,12 +25,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.fakes import tls
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
 from tests.fakes.proxy import ConnectProxy
 from tests.fakes.pypi import FakePypi
+from tests.support.cli import ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl makes the test CA")
 
@@ -113,7 +113,7 @@ class Home:
                   {"jsonrpc": "2.0", "method": "notifications/initialized"},
                   {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                    "params": {"name": "list_files", "arguments": arguments}}]
-        proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE,
+        proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", "--json"], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**self.env, **env}, cwd=self.base)
         assert proc.stdin and proc.stdout and proc.stderr
         errors: list[bytes] = []

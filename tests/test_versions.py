@@ -14,8 +14,8 @@ import pytest
 
 from codenav.errors import CodenavError
 from codenav.tools import list_files, read_file
-from tests.conftest import ORIGINAL_ENV, run_cli
-from tests.test_pep440 import _clean_env, _wheel, pip_dir, pip_wheel  # noqa: F401  (fixtures)
+from tests.support.cli import ORIGINAL_ENV, run_cli
+from tests.support.pip import clean_env, tiny_wheel
 
 # A version set with prereleases, deprecated releases and a `latest` tag below the highest.
 NPM_VERSIONS = ["0.9.0", "1.0.0", "1.1.0", "1.2.0", "1.2.5", "1.3.0-beta.1", "1.3.0", "1.4.0", "2.0.0-rc.1",
@@ -96,17 +96,17 @@ PYPI_SPECS = [
 
 def _publish_pypi(pypi, project: str) -> None:
     for version in PYPI_VERSIONS:
-        pypi.add(project, f"{project.replace('-', '_')}-{version}-py3-none-any.whl", _wheel(project, version),
+        pypi.add(project, f"{project.replace('-', '_')}-{version}-py3-none-any.whl", tiny_wheel(project, version),
                  yanked=version in PYPI_YANKED)
 
 
-def _pip_picks(pip_dir: Path, index: str, projects: dict[str, str], dest: Path) -> dict[str, str | None]:  # noqa: F811
+def _pip_picks(pip_dir: Path, index: str, projects: dict[str, str], dest: Path) -> dict[str, str | None]:
     """What real pip downloads for each project's specifier, in one run against the fake index."""
     requirements = [f"{project}{spec}" for project, spec in projects.items()]
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "download", "--no-deps", "--no-cache-dir", "--quiet", "-d", str(dest),
          "--index-url", index, *requirements],
-        capture_output=True, text=True, timeout=300, env={**_clean_env(), "PYTHONPATH": str(pip_dir)},
+        capture_output=True, text=True, timeout=300, env={**clean_env(), "PYTHONPATH": str(pip_dir)},
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     got: dict[str, str | None] = {project: None for project in projects}
@@ -116,7 +116,7 @@ def _pip_picks(pip_dir: Path, index: str, projects: dict[str, str], dest: Path) 
     return got
 
 
-def test_pypi_specifiers_pick_what_pip_downloads(pypi, pip_dir, tmp_path):  # noqa: F811
+def test_pypi_specifiers_pick_what_pip_downloads(pypi, pip_dir, tmp_path):
     """For 25+ PEP 440 specifier sets over prereleases, post releases and yanked files, codenav
     reads the release the newest pip downloads from the same index."""
     projects = {f"demo{i}": spec for i, spec in enumerate(PYPI_SPECS)}
@@ -139,7 +139,7 @@ def test_pypi_specifiers_pick_what_pip_downloads(pypi, pip_dir, tmp_path):  # no
             proc = subprocess.run(
                 [sys.executable, "-m", "pip", "download", "--no-deps", "--no-cache-dir", "--quiet", "-d",
                  str(tmp_path / "none"), "--index-url", pypi.url, f"{project}{spec}"],
-                capture_output=True, text=True, timeout=300, env={**_clean_env(), "PYTHONPATH": str(pip_dir)})
+                capture_output=True, text=True, timeout=300, env={**clean_env(), "PYTHONPATH": str(pip_dir)})
             assert proc.returncode != 0 and "No matching distribution" in proc.stderr, (spec, proc.stderr)
 
 

@@ -14,18 +14,17 @@ import json
 import os
 import random
 import re
-import subprocess
-import sys
 
 import pytest
 
 from codenav import budget, cli, paths, targets, text
 from codenav.cache import store
 from codenav.registries import npm, pypi
-from tests.conftest import ROOT, settle
 from tests.fakes.archives import make_tgz
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
+from tests.support.cli import settle
+from tests.support.warm import NEVER, TOO_HEAVY, imported_by
 
 FILES = {
     "package.json": b'{"name": "demo"}\n',
@@ -36,44 +35,13 @@ FILES = {
     "lib.js": b"y\n",
 }
 SPEC = "npm:demo@1.0.0"
-# Modules a warm call must not import: the network and validation libraries (each costs
-# 50-150 ms), and the stdlib modules that cost more than the whole call (README, "Performance").
-NEVER = {"requests", "urllib3", "jsonschema"}
-TOO_HEAVY = {"re", "json", "argparse", "typing", "pathlib", "functools", "collections", "subprocess", "fcntl"}
 
 
 @pytest.fixture()
-def registry(monkeypatch):
-    with FakeServer() as server:
-        fake = FakeNpm(server)
-        fake.publish("demo", "1.0.0", FILES)
-        monkeypatch.setenv("CODENAV_NPM_REGISTRY", fake.url)
-        yield fake
-
-
-def run_python(code: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    # -S: no site, so no editable-install finder preloads `re` and hides what the call imports.
-    return subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, env=env, timeout=60,
-                          stdin=subprocess.DEVNULL)
-
-
-def imported_by(argv: list[str]) -> set[str]:
-    """The top-level modules ``codenav.cli.main(argv)`` imports in a fresh interpreter (beyond
-    those the interpreter had loaded at start-up, which differ between installations)."""
-    code = (
-        "import os, sys\n"
-        "before = set(sys.modules)\n"
-        "sys.stdout = open(os.devnull, 'w')\n"
-        "from codenav.cli import main\n"
-        f"status = main({argv!r})\n"
-        "sys.stdout = sys.__stdout__\n"
-        "assert status == 0, status\n"
-        "print(' '.join(sorted({m.split('.')[0] for m in set(sys.modules) - before})))\n"
-    )
-    proc = run_python(code)
-    assert proc.returncode == 0, proc.stderr
-    return set(proc.stdout.split())
+def registry(npm):
+    """The fake npm registry, with demo@1.0.0 published."""
+    npm.publish("demo", "1.0.0", FILES)
+    return npm
 
 
 @pytest.mark.parametrize("argv", [

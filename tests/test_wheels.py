@@ -19,11 +19,11 @@ from codenav.errors import CodenavError
 from codenav.registries import pypi as pypi_registry
 from codenav.registries import wheeltags
 from codenav.tools import grep_repo, list_files, read_file
-from tests.conftest import ORIGINAL_ENV, ROOT, run_cli
 from tests.fakes.archives import make_tgz
 from tests.fakes.http import FakeServer
 from tests.fakes.pypi import FakePypi
-from tests.test_parity import McpSession
+from tests.support.cli import ORIGINAL_ENV, ROOT, as_the_user, run_cli
+from tests.support.mcp import McpSession
 
 tags = pytest.importorskip("pip._vendor.packaging.tags", reason="the oracle is the packaging that pip vendors; this pip has none")
 manylinux = pytest.importorskip("pip._vendor.packaging._manylinux", reason="the oracle is the packaging that pip vendors; this pip has none")
@@ -401,14 +401,7 @@ NUMPY = "2.3.5"
 @pytest.mark.live
 def test_numpy_lists_the_platform_wheel_pip_downloads_here(monkeypatch, tmp_path):
     """`codenav files pypi:numpy@V` on a cold cache reads the wheel `pip download --only-binary=:all:` picks here."""
-    monkeypatch.delenv("CODENAV_NO_DISCOVERY", raising=False)
-    for name in ("PIP_CONFIG_FILE", "PIP_INDEX_URL"):
-        if ORIGINAL_ENV.get(name):
-            monkeypatch.setenv(name, ORIGINAL_ENV[name])
-        else:
-            monkeypatch.delenv(name, raising=False)
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])
+    as_the_user(monkeypatch, ("PIP_CONFIG_FILE", "PIP_INDEX_URL"))
     try:
         dl = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
                              "--no-cache-dir", "--quiet", f"numpy=={NUMPY}", "-d", str(tmp_path)],

@@ -91,14 +91,19 @@ def extract(archive: Path, dest: Path, *, fmt: str, strip_components: int = 0,
 
 
 def extract_member(archive: Path, member: str, dest: Path, *, limits: Limits | None = None) -> None:
-    """Copy the regular member ``member`` of the tar ``archive`` to the file ``dest``.
+    """Copy the regular member ``member`` of the tar or zip ``archive`` to the file ``dest``.
 
     For artifacts whose files sit in an inner archive (a RubyGems ``.gem``'s ``data.tar.gz``,
-    Hex's ``contents.tar.gz``): the inner archive is then extracted by ``extract`` with every
-    rule above. A missing member, or one that is not a regular file, is UNSAFE_ARCHIVE; one
-    larger than the extracted-bytes limit is TOO_LARGE.
+    Hex's ``contents.tar.gz``, a conda ``.conda``'s ``pkg-*.tar.zst``): the inner archive is
+    then extracted by ``extract`` with every rule above. A missing member, or one that is not a
+    regular file, is UNSAFE_ARCHIVE; one larger than the extracted-bytes limit is TOO_LARGE.
     """
-    from .tar import copy_member
+    with open(archive, "rb") as raw:
+        zipped = raw.read(4) == b"PK\x03\x04"
+    if zipped:
+        from .zip import copy_member
+    else:
+        from .tar import copy_member  # type: ignore[assignment]
 
     copy_member(archive, member, dest, limits or Limits.from_env())
 

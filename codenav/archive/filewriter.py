@@ -16,6 +16,9 @@ standard library. On stdin, records; on stdout, answers:
   ``S`` (EEXIST, ENAMETOOLONG, ELOOP: Tree turns each into a reported skip), then ``ok\\n``;
   or ``fatal\\t<errno>\\t<message>\\n`` when a write failed (a full disk), after which the
   process stops.
+
+The end of stdin is the end of the work, and so the end of its parent too: an indexer that
+dies, even by SIGKILL, leaves this process nothing to read, and it exits (proc.py, tie "pipe").
 """
 
 from __future__ import annotations

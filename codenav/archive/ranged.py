@@ -24,7 +24,7 @@ import stat
 import zipfile
 from pathlib import Path
 
-from ..errors import CodenavError
+from ..errors import CodenavError, too_large
 from .tree import FileEntry, Limits, Member, Tree, admit_zip_errors, printable, quoted, reading
 
 admit_zip_errors()  # zipfile's BadZipFile is a corrupt archive, as tarfile's errors are
@@ -82,9 +82,9 @@ class RangeFile(io.RawIOBase):
         if start >= end or self._cached(start, end) is not None:
             return
         if self.requests >= self.max_requests:
-            raise CodenavError(
-                "TOO_LARGE", f"reading this archive by byte range needs more than {self.max_requests} requests",
-                details={"limit": self.max_requests},
+            raise too_large(
+                f"reading this archive by byte range needs more than {self.max_requests} requests",
+                limit=self.max_requests,
             )
         self.requests += 1
         data = self._fetch(start, end - 1)
@@ -201,9 +201,9 @@ def list_zip(archive: zipfile.ZipFile, dest: Path, limits: Limits) -> tuple[list
 
     infos = archive.infolist()
     if len(infos) > limits.max_files:
-        raise CodenavError(
-            "TOO_LARGE", f"the archive has {len(infos)} entries, more than {limits.max_files} (CODENAV_MAX_FILES)",
-            details={"limit": limits.max_files, "variable": "CODENAV_MAX_FILES"},
+        raise too_large(
+            f"the archive has {len(infos)} entries, more than {limits.max_files} (CODENAV_MAX_FILES)",
+            limit=limits.max_files, variable="CODENAV_MAX_FILES",
         )
     _check_offsets(infos)
     methods = _zip_methods()
@@ -262,8 +262,8 @@ def read_member(archive: zipfile.ZipFile, raw: RangeFile, info: zipfile.ZipInfo,
     """
     name = info.orig_filename
     if info.file_size > limit:
-        raise CodenavError("TOO_LARGE", f"archive member {quoted(name)} is over the {limit}-byte limit for one file "
-                           "(CODENAV_MAX_FILE_BYTES)", details={"limit": limit, "variable": "CODENAV_MAX_FILE_BYTES"})
+        raise too_large(f"archive member {quoted(name)} is over the {limit}-byte limit for one file "
+                        "(CODENAV_MAX_FILE_BYTES)", limit=limit, variable="CODENAV_MAX_FILE_BYTES")
     raw.load(*member_span(archive, info))
     where = quoted(name)
     with reading(where, name), archive.open(info) as source:

@@ -1,4 +1,5 @@
-"""Reading tar archives (gzip, bzip2, xz or plain) into the Tree, in one streaming pass."""
+"""Reading tar archives (gzip, bzip2, xz, zstd where the interpreter has it, or plain) into the Tree, in one
+streaming pass."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import zlib
 from pathlib import Path
 from typing import IO
 
-from ..errors import CodenavError
+from ..errors import CodenavError, too_large
 from .tree import (
     ARCHIVE_ERRORS,
     CHUNK_SIZE,
@@ -128,7 +129,22 @@ def _decompressed(raw: IO[bytes]) -> tuple[IO[bytes], bool]:
         import lzma
 
         return lzma.LZMAFile(raw, mode="rb"), True
+    if magic[:4] == b"\x28\xb5\x2f\xfd" and (zstd := zstd_module()) is not None:
+        return zstd.ZstdFile(raw, mode="rb"), True  # a .conda's inner tars
     return raw, False
+
+
+def zstd_module():
+    """This interpreter's zstd (``compression.zstd``, Python 3.14+, else the ``backports.zstd``
+    package when installed) or None: without it a zstd stream is read as the plain tar it is not."""
+    try:
+        from compression import zstd  # type: ignore[import-not-found]
+    except ImportError:
+        try:
+            from backports import zstd  # type: ignore[import-not-found,no-redef]
+        except ImportError:
+            return None
+    return zstd
 
 
 _TAR_SPECIAL = {tarfile.CHRTYPE: "a character device", tarfile.BLKTYPE: "a block device",
@@ -205,9 +221,9 @@ class _Exact:
         self.at += len(data)
         self.position += len(data)
         if self.ceiling is not None and self.position > self.ceiling:
-            raise CodenavError(
-                "TOO_LARGE", f"tar metadata after {self.where} is larger than {HEADER_ALLOWANCE} bytes",
-                details={"limit": HEADER_ALLOWANCE},
+            raise too_large(
+                f"tar metadata after {self.where} is larger than {HEADER_ALLOWANCE} bytes",
+                limit=HEADER_ALLOWANCE,
             )
         return data
 
@@ -411,9 +427,10 @@ def copy_member(archive: Path, member: str, dest: Path, limits: Limits) -> None:
                 if not info.isreg():
                     break
                 if info.size > limits.max_total_bytes:
-                    raise CodenavError(
-                        "TOO_LARGE", f"the archive's {quoted(wanted)} is larger than the extracted-bytes limit",
-                        details={"limitBytes": limits.max_total_bytes, "variable": "CODENAV_MAX_EXTRACTED_BYTES"})
+                    raise too_large(
+                        f"the archive's {quoted(wanted)} is larger than the extracted-bytes limit",
+                        limitBytes=limits.max_total_bytes, variable="CODENAV_MAX_EXTRACTED_BYTES",
+                    )
                 source = tar.extractfile(info)
                 assert source is not None
                 with open(dest, "wb") as out:

@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from ..errors import CodenavError
+from ..errors import CodenavError, protocol_error, too_large
 
 CHUNK_SIZE = 64 * 1024  # bytes read and written at a time; binary sniffing is incremental
 SNIFF_BYTES = 8192  # SPEC §2.3: a NUL in the first 8 KiB makes a file binary
@@ -405,29 +405,26 @@ class Tree:
     def count(self, name: str) -> None:
         self.entries += 1
         if self.entries > self.limits.max_files:
-            raise CodenavError(
-                "TOO_LARGE",
+            raise too_large(
                 f"the archive has more than {self.limits.max_files} entries (files, directories and "
                 f"links; CODENAV_MAX_FILES), at member {quoted(name)}",
-                details={"limit": self.limits.max_files, "variable": "CODENAV_MAX_FILES"},
+                limit=self.limits.max_files, variable="CODENAV_MAX_FILES",
             )
 
     def check_file_size(self, name: str, size: int) -> None:
         if size > self.limits.max_file_bytes:
-            raise CodenavError(
-                "TOO_LARGE",
+            raise too_large(
                 f"archive member {quoted(name)} is over the {self.limits.max_file_bytes}-byte limit for one "
                 f"file (CODENAV_MAX_FILE_BYTES)",
-                details={"limit": self.limits.max_file_bytes, "variable": "CODENAV_MAX_FILE_BYTES"},
+                limit=self.limits.max_file_bytes, variable="CODENAV_MAX_FILE_BYTES",
             )
 
     def check_total(self, name: str, total: int) -> None:
         if total > self.limits.max_total_bytes:
-            raise CodenavError(
-                "TOO_LARGE",
+            raise too_large(
                 f"the archive expands to more than {self.limits.max_total_bytes} bytes "
                 f"(CODENAV_MAX_EXTRACTED_BYTES), at member {quoted(name)}",
-                details={"limit": self.limits.max_total_bytes, "variable": "CODENAV_MAX_EXTRACTED_BYTES"},
+                limit=self.limits.max_total_bytes, variable="CODENAV_MAX_EXTRACTED_BYTES",
             )
 
     def reserve(self, name: str, size: int) -> None:
@@ -827,11 +824,10 @@ class Tree:
     def result(self) -> Extracted:
         if self.prefix and not self.in_prefix and self.other_tops:
             found = ", ".join(printable(top) for top in self.other_tops)
-            raise CodenavError(
-                "PROTOCOL_ERROR",
+            raise protocol_error(
                 f"the archive has no {'/'.join(self.prefix)}/ folder, which its name promises (found {found}); "
                 "nothing was cached",
-                details={"expectedFolder": "/".join(self.prefix) + "/", "found": [printable(t) for t in self.other_tops]},
+                expectedFolder="/".join(self.prefix) + "/", found=[printable(t) for t in self.other_tops],
             )
         if self.writer is not None:
             self._sync()
@@ -854,15 +850,20 @@ class _Writer:
         import subprocess
         import sys
 
+        from .. import proc
         from . import filewriter
 
         if not sys.executable or not os.path.isfile(filewriter.__file__):
             # An embedded interpreter, or codenav imported from a zip: no script to run.
             raise OSError(errno.ENOENT, "the file-writing helper cannot be started here")
         self.header = filewriter.HEADER
-        self.process = subprocess.Popen(
-            [sys.executable, "-I", "-S", filewriter.__file__, root, "1" if fchmod else "0"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, close_fds=True)
+        try:
+            # Tied by its stdin: it ends when this process does, however that ends (proc.py).
+            self.process = proc.spawn(
+                [sys.executable, "-I", "-S", filewriter.__file__, os.path.abspath(root), "1" if fchmod else "0"],
+                tie="pipe", stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except proc.NotStarted as exc:
+            raise OSError(errno.EAGAIN, f"the file-writing helper cannot be started ({exc})") from None
         try:  # a deeper pipe (Linux: 1 MiB, the unprivileged maximum) keeps both sides busy longer
             import fcntl
 
@@ -915,15 +916,19 @@ class _Writer:
         return failed
 
     def close(self) -> None:
+        from .. import proc
+
         assert self.process.stdin is not None
         self.process.stdin.close()
         self.process.wait()
+        proc.forget(self.process)
         if self.process.stdout is not None:
             self.process.stdout.close()
 
     def kill(self) -> None:
-        self.process.kill()
-        self.process.wait()
+        from .. import proc
+
+        proc.kill(self.process)
         for stream in (self.process.stdin, self.process.stdout):
             try:
                 if stream is not None:

@@ -11,8 +11,17 @@ from itertools import pairwise
 from pathlib import Path
 from typing import IO
 
-from ..errors import CodenavError
-from .tree import MAX_SYMLINK_TARGET_BYTES, Member, Tree, admit_zip_errors, printable, quoted, reading
+from ..errors import CodenavError, too_large
+from .tree import (
+    CHUNK_SIZE,
+    MAX_SYMLINK_TARGET_BYTES,
+    Member,
+    Tree,
+    admit_zip_errors,
+    printable,
+    quoted,
+    reading,
+)
 
 admit_zip_errors()  # zipfile's BadZipFile is a corrupt archive, as tarfile's errors are
 
@@ -154,10 +163,8 @@ def extract_zip(archive_path: Path, tree: Tree, *, percent_names: bool = False) 
             declared = _zip_declared_entries(raw)
         if declared is not None and declared > tree.limits.max_files:
             # Checked before zipfile builds one object per entry.
-            raise CodenavError(
-                "TOO_LARGE", f"the archive declares {declared} entries, more than {tree.limits.max_files} "
-                f"(CODENAV_MAX_FILES)", details={"limit": tree.limits.max_files, "variable": "CODENAV_MAX_FILES"},
-            )
+            raise too_large(f"the archive declares {declared} entries, more than {tree.limits.max_files} "
+                            "(CODENAV_MAX_FILES)", limit=tree.limits.max_files, variable="CODENAV_MAX_FILES")
         raw.seek(0)
         with reading("the central directory"):
             archive = zipfile.ZipFile(raw)
@@ -166,10 +173,8 @@ def extract_zip(archive_path: Path, tree: Tree, *, percent_names: bool = False) 
             with reading("the central directory"):
                 _check_zip_layout(archive, raw)
             if len(infos) > tree.limits.max_files:
-                raise CodenavError(
-                    "TOO_LARGE", f"the archive has {len(infos)} entries, more than {tree.limits.max_files} "
-                    f"(CODENAV_MAX_FILES)", details={"limit": tree.limits.max_files, "variable": "CODENAV_MAX_FILES"},
-                )
+                raise too_large(f"the archive has {len(infos)} entries, more than {tree.limits.max_files} "
+                                "(CODENAV_MAX_FILES)", limit=tree.limits.max_files, variable="CODENAV_MAX_FILES")
             # Every declared size is known up front: refuse a bomb before writing a byte. A member
             # over the per-file limit is never read, so it is listed as skipped and costs nothing.
             declared_total = 0
@@ -180,6 +185,26 @@ def extract_zip(archive_path: Path, tree: Tree, *, percent_names: bool = False) 
             methods = _zip_methods()
             for info in infos:
                 tree.add(_zip_member(archive, info, methods, percent_names))
+
+
+def copy_member(archive_path: Path, member: str, dest: Path, limits) -> None:
+    """Stream the regular member ``member`` of a zip to ``dest`` (a .conda's ``pkg-*.tar.zst``;
+    see archive.extract_member); its CRC-32 is checked as it is read."""
+    wanted = member.strip("/")
+    with open(archive_path, "rb") as raw:
+        with reading("the central directory"):
+            archive = zipfile.ZipFile(raw)
+        with archive:
+            info = next((i for i in archive.infolist() if _zip_name(i).lstrip("./") == wanted), None)
+            if info is None or info.is_dir() or info.flag_bits & 0x1 or info.compress_type not in _zip_methods():
+                raise CodenavError("UNSAFE_ARCHIVE", f"the archive has no regular member {quoted(wanted)} to unpack",
+                                   details={"member": wanted})
+            if info.file_size > limits.max_total_bytes:
+                raise too_large(f"the archive's {quoted(wanted)} is larger than the extracted-bytes limit",
+                                limitBytes=limits.max_total_bytes, variable="CODENAV_MAX_EXTRACTED_BYTES")
+            with reading(quoted(wanted), wanted), archive.open(info) as source, open(dest, "wb") as out:
+                while chunk := source.read(CHUNK_SIZE):
+                    out.write(chunk)
 
 
 # --- entry point ------------------------------------------------------------------------------

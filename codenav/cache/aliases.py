@@ -33,8 +33,7 @@ def alias_of(target: PackageTarget) -> tuple[str, float | None]:
     registry = registries.load(target.registry)
     exact = target.version is not None and registry.is_exact(target.version)
     ttl = None if exact else float(os.environ.get("CODENAV_RESOLVE_TTL", RESOLVE_TTL))
-    extra = getattr(registry, "alias_extra", None)
-    tail = extra(target.artifact) if extra is not None else ""
+    tail = registry.alias_extra(target.artifact)
     return f"{target.registry}|{registry.endpoint()}|{target.name}|{target.version or ''}{tail}", ttl
 
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from .. import net
-from ..errors import CodenavError
+from ..errors import CodenavError, protocol_error, too_large
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -32,23 +32,19 @@ def _limit() -> int:
         raise CodenavError("CONFIG_ERROR", f"CODENAV_MAX_DOWNLOAD_BYTES must be an integer, got {raw!r}") from None
 
 
-def too_large_at(filename: str, limit: int) -> CodenavError:
+def over_limit(filename: str, limit: int) -> CodenavError:
     """TOO_LARGE for a file over the download limit (the same words whether told before or during the download)."""
-    return CodenavError(
-        "TOO_LARGE", f"{filename} is larger than the {limit // (1024 * 1024)} MiB download limit",
-        details={"limitBytes": limit, "action": "raise CODENAV_MAX_DOWNLOAD_BYTES if this is expected"},
+    return too_large(
+        f"{filename} is larger than the {limit // (1024 * 1024)} MiB download limit",
+        limitBytes=limit, action="raise CODENAV_MAX_DOWNLOAD_BYTES if this is expected",
     )
-
-
-def too_large(artifact: Artifact, limit: int) -> CodenavError:
-    return too_large_at(artifact.filename, limit)
 
 
 def size_mismatch(artifact: Artifact, what: str, served: int) -> CodenavError:
     """PROTOCOL_ERROR: the index stated one size (PEP 700), the server serves another."""
-    return CodenavError(
-        "PROTOCOL_ERROR", f"{what} lists {artifact.filename} as {artifact.size} bytes, but its server sends {served}",
-        details={"artifact": artifact.filename, "indexSize": artifact.size, "serverSize": served},
+    return protocol_error(
+        f"{what} lists {artifact.filename} as {artifact.size} bytes, but its server sends {served}",
+        artifact=artifact.filename, indexSize=artifact.size, serverSize=served,
     )
 
 
@@ -79,8 +75,8 @@ def fetch_artifact(artifact: Artifact, dest: Path, *, progress_until: float | No
         resp = net.request(
             "GET", artifact.url, what=what, headers=dict(artifact.headers or {}), redirects="https",
             timeout=net.timeout_from_env("CODENAV_DOWNLOAD_TIMEOUT", 600.0), max_bytes=limit,
-            sink=sink, on_chunk=on_chunk, too_large=lambda: too_large(artifact, limit),
-            manager=getattr(registry, "PACKAGE_MANAGER", None),  # its proxy and TLS settings apply
+            sink=sink, on_chunk=on_chunk, too_large=lambda: over_limit(artifact.filename, limit),
+            manager=registry.PACKAGE_MANAGER,  # its proxy and TLS settings apply
         )
     if progress_until is not None and state["drawn"]:
         sys.stderr.write("\r\033[K")

@@ -9,8 +9,10 @@ publishes it all: a reader sees the whole entry or none of it. Any failure leave
 behind but the error in ``jobs/``.
 
 Derived data is one more line in ``SIDECARS`` (written before the rename, so it is there for
-the first reader) or ``LATE_SIDECARS`` (costly ones, such as the symbol index, derived by the
-same indexer right after publication): a name and a ``build(entry, out_path)`` function.
+the first reader) or ``LATE_SIDECARS`` (costly ones, such as the symbol index, derived right
+after publication with the lock still held — by the indexer in a fresh process of its own,
+bounded in time and holding no socket: indexer.py): a name and a ``build(entry, out_path)``
+function.
 Entries published before a sidecar existed get it on first use (store.Entry.sidecar).
 """
 
@@ -20,6 +22,7 @@ import errno
 import os
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -34,29 +37,35 @@ SIDECARS: dict[str, str] = {
     store.LISTING: "codenav.cache.store:write_listing",
     store.TEXT_LIST: "codenav.cache.store:write_text_list",
 }
-# Derived by the same indexer right after publication: costly (the symbol index of a large
-# package takes seconds), so a caller waiting for its first listing or read does not wait for
-# them; a tool that needs one before it exists derives it itself (store.Entry.sidecar).
+# Derived right after publication: costly (the symbol index of a large package takes
+# seconds), so a caller waiting for its first listing or read does not wait for them; a tool
+# that needs one before it exists derives it itself (store.Entry.sidecar).
 LATE_SIDECARS: dict[str, str] = {
     "marks.txt": "codenav.search.marks:write",
     "symbols.tsv": "codenav.search.symbols.sidecar:write",
 }
 
 
-def build(job: dict[str, Any]) -> str:
-    """Resolve, download, verify, extract and publish one job; returns the entry key."""
+def build(job: dict[str, Any], *, fetched: Callable[[], None] | None = None,
+          late: Callable[[str, int], None] | None = None) -> str:
+    """Resolve, download, verify, extract and publish one job; returns the entry key.
+
+    ``fetched()`` is called once nothing more is downloaded (what remains is local work: the
+    indexer's leash tells the two apart). When the entry lacks a late sidecar, ``late(key,
+    lock_fd)`` derives them with the request's lock held — by default right here; the indexer
+    hands them to a fresh process that keeps the lock (indexer.py). With the job's ``notify``
+    the key is written on stdout first, for the caller waiting there (``_tell_waiter``)."""
     import fcntl
     import json
 
     alias = job["alias"]
-    _WAITER.update(notify=bool(job.get("notify")), told=False)
     with open(lock_path(alias), "a+b") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         result_path = job_result_path(alias)
         if os.path.exists(result_path):
             os.unlink(result_path)
         try:
-            key = _build_locked(job)
+            key, wants_late = _build_locked(job, fetched or _nothing)
         except _Cleared:
             # Not a failure of the target: record nothing, so a waiter indexes it again.
             sys.stderr.write("codenav: the cache was cleared while indexing; nothing was published\n")
@@ -69,10 +78,23 @@ def build(job: dict[str, Any]) -> str:
 
             atomic_write(result_path, json.dumps(internal(exc).to_envelope(), sort_keys=True), remake_parent=True)
             raise
+        if job.get("notify"):
+            _tell_waiter(key)
+        if wants_late:
+            (late or _derive_late_here)(key, lock.fileno())
         return key
 
 
-def _build_locked(job: dict[str, Any]) -> str:
+def _nothing() -> None:
+    pass
+
+
+def _derive_late_here(key: str, lock_fd: int) -> None:
+    derive_late(key)
+
+
+def _build_locked(job: dict[str, Any], fetched: Callable[[], None]) -> tuple[str, bool]:
+    """The entry key, and whether its late sidecars are still to be derived."""
     from .. import archive
 
     limits = archive.Limits.from_env()
@@ -82,7 +104,7 @@ def _build_locked(job: dict[str, Any]) -> str:
 
         key = git_key(job["repo_url"], job["commit"])
         if store.find(key) is not None:
-            return key
+            return key, False
         # A token embedded in the URL must never come back out in a result (SPEC §3).
         target_echo = {"repoUrl": git.redact(job["repo_url"]), "gitRef": job.get("git_ref"),
                        "commit": job["commit"]}
@@ -93,11 +115,10 @@ def _build_locked(job: dict[str, Any]) -> str:
             # while it is written, before it can fill the disk.
             git.export(job["repo_url"], job["commit"], download, ref=job.get("git_ref"),
                        max_bytes=limits.max_total_bytes + limits.max_files * 4096)
+            fetched()
 
         _publish(key, target_echo, fetch, Unpack("tar"), limits)
-        _tell_waiter(key)
-        _derive_late(key)
-        return key
+        return key, True
 
     from .. import registries
 
@@ -113,45 +134,41 @@ def _build_locked(job: dict[str, Any]) -> str:
 
         def fetch(download: Path) -> None:
             fetch_artifact(artifact, download, progress_until=job.get("progressUntil"))
+            fetched()
 
-        matches = getattr(registry, "top_folder_matches", None)
-        same_folder = (lambda found: matches(artifact, found)) if matches is not None else None
+        def same_folder(found: str) -> bool:
+            return registry.top_folder_matches(artifact, found)
 
         def listing(build_dir: Path, tree: Path) -> str:
-            return store.manifest_text(*lazy.build(artifact, build_dir, tree, limits), fields=lazy.FIELDS)
+            rows = lazy.build(artifact, build_dir, tree, limits)
+            fetched()
+            return store.manifest_text(*rows, fields=lazy.FIELDS)
 
         _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits,
                  ranged=listing if ranged else None, same_folder=same_folder)
         aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
-        _tell_waiter(artifact.key)
-        if not ranged:  # a ranged entry holds no member yet: its symbol index is built on first use (lazy.ensure)
-            _derive_late(artifact.key)
-        return artifact.key
+        # A ranged entry holds no member yet: its symbol index is built on first use (lazy.ensure).
+        return artifact.key, not ranged
     aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
-    _tell_waiter(artifact.key)
     existing = store.find(artifact.key)
-    if existing is not None and not existing.ranged:  # published by an indexer that may have stopped short
-        _derive_late(artifact.key)
-    return artifact.key
+    # Published by an indexer that may have stopped short of its late sidecars.
+    return artifact.key, existing is not None and not existing.ranged and _lacks_late(existing)
 
 
-# Whether the process that started this indexer waits on its stdout (cache/open.py sets the
-# job's "notify"), and whether it was told.
-_WAITER = {"notify": False, "told": False}
+def _lacks_late(entry: store.Entry) -> bool:
+    return any(not os.path.exists(entry.sidecar_path(name)) for name in LATE_SIDECARS)
 
 
 def _tell_waiter(key: str) -> None:
     """The entry ``key`` is published, its build directory removed and its alias written: its key
     on stdout, where the caller that started this indexer waits (cache/open.py), so it answers now
     rather than at its next look (nothing of the build is left for it to see; the late sidecars
-    follow inside the entry). That caller may have stopped waiting and gone (INDEXING): then
-    nobody reads, and that is fine."""
-    if _WAITER["notify"] and not _WAITER["told"]:
-        _WAITER["told"] = True
-        try:
-            os.write(1, f"{key}\n".encode())
-        except OSError:
-            pass
+    follow inside the entry, in a process whose stdout is no longer this pipe). That caller may
+    have stopped waiting and gone (INDEXING): then nobody reads, and that is fine."""
+    try:
+        os.write(1, f"{key}\n".encode())
+    except OSError:
+        pass
 
 
 class _Cleared(Exception):
@@ -245,7 +262,7 @@ def _derive(entry: store.Entry) -> None:
         getattr(import_module(module), function)(entry, entry.sidecar_path(name))
 
 
-def _derive_late(key: str) -> None:
+def derive_late(key: str) -> None:
     """Every sidecar of LATE_SIDECARS the published entry ``key`` lacks; a failure here is the
     sidecar's, never the entry's (a tool derives it again on first use)."""
     from importlib import import_module

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError
+from ..errors import too_large
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -40,22 +40,21 @@ REASON = ("read by byte range: the file is over the CODENAV_MAX_DOWNLOAD_BYTES l
 
 def plan(artifact: Artifact, limits: Limits) -> str:
     """"whole" or "ranged" for ``artifact``; TOO_LARGE before any download when the index says so."""
-    from .download import _limit, too_large
+    from .download import _limit, over_limit
 
     if artifact.unpacked_size is not None and artifact.unpacked_size > limits.max_total_bytes:
-        raise CodenavError(
-            "TOO_LARGE",
+        raise too_large(
             f"{artifact.filename} unpacks to {artifact.unpacked_size} bytes, more than the "
             f"{limits.max_total_bytes}-byte limit (CODENAV_MAX_EXTRACTED_BYTES), as the registry states",
-            details={"limit": limits.max_total_bytes, "variable": "CODENAV_MAX_EXTRACTED_BYTES",
-                     "unpackedSize": artifact.unpacked_size},
+            limit=limits.max_total_bytes, variable="CODENAV_MAX_EXTRACTED_BYTES",
+            unpackedSize=artifact.unpacked_size,
         )
     limit = _limit()
     if artifact.size is None or artifact.size <= limit:
         return "whole"
     if artifact.unpack.fmt == "zip" and artifact.unpack.inner_member is None and not artifact.headers:
         return "ranged"
-    raise too_large(artifact, limit)
+    raise over_limit(artifact.filename, limit)
 
 
 def _upstream(registry: str) -> tuple[str, str | None]:
@@ -63,13 +62,13 @@ def _upstream(registry: str) -> tuple[str, str | None]:
     from .. import registries
 
     module = registries.load(registry)
-    return module.WHAT, getattr(module, "PACKAGE_MANAGER", None)
+    return module.WHAT, module.PACKAGE_MANAGER
 
 
 def _file(url: str, size: int, upstream: tuple[str, str | None], max_requests: int | None = None) -> Any:
     from .. import net, ranges
     from ..archive.ranged import MAX_REQUESTS, RangeFile
-    from .download import _limit, too_large_at
+    from .download import _limit, over_limit
 
     timeout = net.timeout_from_env("CODENAV_DOWNLOAD_TIMEOUT", 600.0)
     what, manager = upstream
@@ -80,7 +79,7 @@ def _file(url: str, size: int, upstream: tuple[str, str | None], max_requests: i
         except ranges.RangeRefused:
             # The server sent the whole file instead (closed at once): as without ranges, the
             # file is over the download limit.
-            raise too_large_at(url.rsplit("/", 1)[-1].split("?", 1)[0], _limit()) from None
+            raise over_limit(url.rsplit("/", 1)[-1].split("?", 1)[0], _limit()) from None
 
     return RangeFile(size, fetch, max_requests or MAX_REQUESTS)
 
@@ -94,12 +93,12 @@ def build(artifact: Artifact, build_dir: Path, tree: Path, limits: Limits) -> tu
     assert artifact.size is not None
     raw = _file(artifact.url, artifact.size, _upstream(artifact.registry))
     with ranged.open_zip(raw) as archive:
-        files, skipped, too_large, index = ranged.list_zip(archive, tree, limits)
+        files, skipped, oversized, index = ranged.list_zip(archive, tree, limits)
         offset, directory = ranged.directory_bytes(archive, raw)
     with open(build_dir / DIRECTORY, "wb") as out:
         out.write(directory)
     rows = [[f.path, f.size, language_for(f.path), file_type_for(f.path, f.binary), f.binary, None, None,
-             "too large" if f.path in too_large else None] for f in files]
+             "too large" if f.path in oversized else None] for f in files]
     target = {**artifact.echo(), "verified": False, "verification": "not verified: " + REASON}
     extra = {"ranged": {"url": artifact.url, "size": artifact.size, "directoryOffset": offset,
                         "requests": raw.requests, "bytes": raw.fetched,
@@ -168,8 +167,8 @@ def missing(entry: Entry, paths: list[str]) -> list[str]:
     """The listed, fetchable members of ``paths`` not in the tree yet."""
     tree = os.path.join(entry.path, "tree")
     members = entry.manifest["ranged"]["members"]
-    too_large = {row.path for row in entry.files() if row.skipped}
-    return [p for p in paths if p in members and p not in too_large
+    oversized = {row.path for row in entry.files() if row.skipped}
+    return [p for p in paths if p in members and p not in oversized
             and not os.path.exists(os.path.join(tree, *p.split("/")))]
 
 
@@ -203,12 +202,11 @@ def ensure(entry: Entry, paths: list[str], why: str) -> None:
             first[1], first[2] = max(first[1], second[1]), first[2] + second[2]
         total, limit = sum(end - start for start, end, _ in groups), _limit()
         if total > limit:
-            raise CodenavError(
-                "TOO_LARGE",
+            raise too_large(
                 f"{why} needs {len(wanted)} files of this ranged entry, {total} bytes to fetch, more than the "
                 f"{limit}-byte download limit; narrow it with path_prefix or glob, or raise "
                 "CODENAV_MAX_DOWNLOAD_BYTES and run `codenav cache clear` for a whole download",
-                details={"limitBytes": limit, "bytesNeeded": total, "variable": "CODENAV_MAX_DOWNLOAD_BYTES"},
+                limitBytes=limit, bytesNeeded=total, variable="CODENAV_MAX_DOWNLOAD_BYTES",
             )
         max_bytes = _limits().max_file_bytes
         for start, end, group in groups:

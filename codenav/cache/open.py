@@ -2,8 +2,11 @@
 
 ``cache.open_entry`` tries the warm lookup first (one alias, one manifest header); when that
 misses, ``open_target`` resolves a git ref or re-reads the alias, then starts
-``python -m codenav.cache.indexer`` in its own session and waits up to ``wait_ms``; past that it returns INDEXING and the indexer carries on, so a retry finds the
-entry. Readers never see a half-built entry: an entry exists only once renamed.
+the indexer in its own session, leashed to this process (a fork of the ``codenav`` command,
+cache/forked.py, or ``python -m codenav.cache.indexer`` through proc.spawn), and waits up to
+``wait_ms`` for it to name the published entry on its stdout; past that it returns INDEXING and the indexer carries on while
+this process lives (or, released by the CLI's exit, alone), so a retry finds the entry.
+Readers never see a half-built entry: an entry exists only once renamed.
 """
 
 from __future__ import annotations
@@ -55,27 +58,32 @@ def open_target(target: Target, wait_ms: int) -> store.Entry:
 # --- the lifecycle ---------------------------------------------------------------------------------
 
 def _spawn(job: dict[str, Any], deadline: float) -> Any:
+    from .. import proc
+
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    job = {**job, "progressUntil": deadline if _progress_wanted() else None, "notify": True}
+    job = {**job, "leash": True, "notify": True, "progressUntil": deadline if _progress_wanted() else None}
     log = _open_log()
     try:
         from . import forked
 
-        if forked.possible():  # the CLI: this process forked, without a second interpreter's start
+        if forked.possible():  # the CLI: this process forks, without a second interpreter's start
             return forked.start(job, None if job["progressUntil"] else log.fileno(), package_parent)
         import json
         import subprocess
 
-        # Detached (its own session), not proc.run: it must outlive a caller that stops waiting.
+        env = dict(os.environ)
+        env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        try:
+            cwd = os.getcwd()  # where the caller stands (its configuration files), as before
+        except OSError:
+            cwd = None
+        # Leashed (its own session, stdin a pipe from this process), not proc.run: it must
+        # outlive a call that stops waiting, but not this process (indexer.py says how it stops).
         # Its stdout is a pipe on which it says when the entry is published (indexing._tell_waiter).
-        return subprocess.Popen(
-            [sys.executable, "-m", f"{__package__}.indexer", json.dumps(job)],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=None if job["progressUntil"] else log,
-            env=env, start_new_session=True, close_fds=True,
-        )
+        return proc.spawn([sys.executable, "-m", f"{__package__}.indexer", json.dumps(job)], tie="leash",
+                          stdout=subprocess.PIPE, stderr=None if job["progressUntil"] else log, env=env, cwd=cwd)
+    except proc.NotStarted as exc:
+        raise CodenavError("INTERNAL", f"the indexer could not be started ({exc})", retryable=True) from None
     finally:
         log.close()
 

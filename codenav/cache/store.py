@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError, cache_removed
+from ..errors import CodenavError, cache_removed, too_large
 from ..paths import read_json, root
 
 TYPE_CHECKING = False  # annotations only: see the module docstring
@@ -226,12 +226,11 @@ class Entry:
         if not isinstance(limit, int):  # a ranged entry: the limit of this process (archive.Limits' default)
             raw = os.environ.get(variable, "").strip()
             limit = int(raw) if raw.isdigit() else 50 << 20
-        return CodenavError(
-            "TOO_LARGE",
+        return too_large(
             f"{row.path} is {row.size} bytes, over the {limit}-byte limit for one file, so it was listed but not extracted; raise {variable} "
             f"and index the package again (codenav cache clear) to read it",
-            details={"path": row.path, "size": row.size, "limitBytes": limit, "variable": variable,
-                     "action": f"raise {variable} above {row.size}, clear the cache, and retry"},
+            path=row.path, size=row.size, limitBytes=limit, variable=variable,
+            action=f"raise {variable} above {row.size}, clear the cache, and retry",
         )
 
 

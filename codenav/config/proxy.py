@@ -11,12 +11,15 @@ package manager's own setting to the exchanges of its registry:
   (pip drops every environment setting when ``proxy`` is set; codenav keeps NO_PROXY, so one
   variable says "direct" for every tool).
 
-``redact`` removes ``user:password@`` from a proxy URL: credentials never reach a message.
+``redact`` (errors.redact_url) removes ``user:password@`` from a proxy URL: credentials never
+reach a message.
 """
 
 from __future__ import annotations
 
 import os
+
+from ..errors import redact_url
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -71,12 +74,5 @@ def bypasses(host: str, no_proxy: str) -> bool:
     return False
 
 
-def redact(proxy: str) -> str:
-    """A proxy URL with any ``user:password@`` replaced by ``***@``."""
-    scheme, sep, rest = proxy.partition("://")
-    if not sep:
-        scheme, rest = "", proxy
-    authority, slash, path = rest.partition("/")
-    if "@" in authority:
-        authority = "***@" + authority.rpartition("@")[2]
-    return (scheme + sep if sep else "") + authority + slash + path
+# Proxy URLs in messages (neterrors.py) go through the one URL redactor.
+redact = redact_url

@@ -24,6 +24,9 @@ ALIAS = 5           # an alias whose target is the requested name (legacy-ms -> 
 REGISTRY = "registry"
 
 
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024
+
+
 class LockfileError(Exception):
     """A lockfile that cannot be used; the message is one line a person understands."""
 
@@ -31,10 +34,11 @@ class LockfileError(Exception):
 class Candidate:
     """One locked copy: its real name, version, lockfile key, tier and where it comes from."""
 
-    __slots__ = ("name", "version", "entry", "tier", "source", "ref", "alias", "marker")
+    __slots__ = ("name", "version", "entry", "tier", "source", "ref", "alias", "marker", "file")
 
     def __init__(self, name: str, version: str | None, entry: str, tier: int, source: str = REGISTRY,
-                 ref: str | None = None, alias: str | None = None, marker: object = None) -> None:
+                 ref: str | None = None, alias: str | None = None, marker: object = None,
+                 file: str | None = None) -> None:
         self.name = name          # the real package name (the alias target for an alias)
         self.version = version    # None when the lockfile records no version (git, link, ...)
         self.entry = entry        # the lockfile key, as the file spells it
@@ -43,10 +47,86 @@ class Candidate:
         self.ref = ref            # the git commit, or the local path
         self.alias = alias        # the installed name when it differs from the real name
         self.marker = marker      # Python only: a PEP 508 marker string, or a list (any of them)
+        self.file = file          # the file that states the version when it is not the lockfile
+                                  # itself (a parent POM, a member's go.mod): an absolute path
 
     def __repr__(self) -> str:
         return (f"Candidate({self.name!r}, {self.version!r}, {self.entry!r}, tier={self.tier}, "
                 f"source={self.source!r}, alias={self.alias!r})")
+
+
+class Context:
+    """Where the project is, for a reader, and what else the reader looked at.
+
+    ``path``: the lockfile being read; ``lock_dir``: the directory where the walk found it; ``rel``: the start directory relative
+    to it ('.' when the same, '/'-separated); ``start``: the start directory; ``reads``: every
+    other file a reader read or looked for (the memo re-checks them: a file that appears counts
+    too); ``notes``: ``(folded name or None, warning)`` pairs — a warning about one package is
+    reported only with that package, one about the file (None) always.
+    """
+
+    __slots__ = ("path", "lock_dir", "rel", "start", "reads", "notes")
+
+    def __init__(self, path: str, lock_dir: str, rel: str, start: str) -> None:
+        self.path, self.lock_dir, self.rel, self.start = path, lock_dir, rel, start
+        self.reads: list[str] = []
+        self.notes: list[tuple[str | None, str]] = []
+
+    def read(self, path: str) -> str | None:
+        """The text of a file beside the lockfile, or None when it is absent or unusable."""
+        self.reads.append(path)
+        try:
+            return read_capped(path)
+        except LockfileError:
+            return None
+
+    def exists(self, path: str) -> bool:
+        self.reads.append(path)
+        try:
+            os.stat(path)
+            return True
+        except OSError:
+            return False
+
+    def find_up(self, fname: str, start: str | None = None) -> str | None:
+        """The nearest ``fname`` from ``start`` (default: the lockfile's directory) upwards,
+        within the project: the walk's limits apply (stop after a directory holding ``.git``,
+        before entering ``$HOME`` from below, at the filesystem root)."""
+        home = os.path.abspath(os.path.expanduser("~"))
+        d = os.path.abspath(start or self.lock_dir)
+        first = d
+        for _ in range(256):
+            if d == home and d != first:
+                return None
+            if self.exists(os.path.join(d, fname)):
+                return os.path.join(d, fname)
+            try:
+                os.lstat(os.path.join(d, ".git"))
+                return None
+            except OSError:
+                pass
+            parent = os.path.dirname(d)
+            if parent == d:
+                return None
+            d = parent
+        return None
+
+    def note(self, about: str | None, warning: str) -> None:
+        self.notes.append((about, warning))
+
+    def member_dir(self, manifest: str) -> str | None:
+        """The deepest directory from the start up to the lockfile's (excluded) holding ``manifest``."""
+        parts = [] if self.rel == "." else self.rel.split("/")
+        while parts:
+            d = os.path.join(self.lock_dir, *parts)
+            if self.exists(os.path.join(d, manifest)):
+                return d
+            parts.pop()
+        return None
+
+    def relative(self, path: str) -> str:
+        """``path`` relative to the lockfile's directory, '/'-separated."""
+        return os.path.relpath(path, self.lock_dir).replace(os.sep, "/")
 
 
 def split_name_spec(text: str) -> tuple[str, str]:
@@ -126,3 +206,76 @@ def read_toml(path: str) -> dict:
         return tomllib.loads(text)
     except (tomllib.TOMLDecodeError, ValueError):
         return {}
+
+
+def _max_bytes() -> int:
+    try:
+        return int(os.environ.get("CODENAV_MAX_LOCKFILE_BYTES", "")) or DEFAULT_MAX_BYTES
+    except ValueError:
+        return DEFAULT_MAX_BYTES
+
+
+def read_capped(path: str) -> str:
+    """The text of a lockfile, or ``LockfileError`` with the reason it cannot be used."""
+    limit = _max_bytes()
+    try:
+        if not is_regular_file(path):
+            raise LockfileError("not a regular file")
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > limit:
+                raise LockfileError(f"larger than {_mib(limit)} (CODENAV_MAX_LOCKFILE_BYTES)")
+            data = f.read(limit + 1)
+    except IsADirectoryError:
+        raise LockfileError("a directory, not a file") from None
+    except OSError as e:
+        raise LockfileError(f"cannot be read ({reason_of(e)})") from None
+    if len(data) > limit:
+        raise LockfileError(f"larger than {_mib(limit)} (CODENAV_MAX_LOCKFILE_BYTES)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise LockfileError("not UTF-8 text") from None
+
+
+def _mib(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n} bytes"
+
+
+def version_key(version: str | None) -> tuple:
+    """An ordering good enough to pick the highest of a few locked versions (npm or PEP 440)."""
+    if not version:
+        return ((-1,), 0, "")
+    v = version.lstrip("vV=")
+    release: list[int] = []
+    i = 0
+    while True:
+        j = i
+        while j < len(v) and v[j].isdigit():
+            j += 1
+        if j == i:
+            break
+        release.append(int(v[i:j]))
+        i = j
+        if v[i:i + 1] == "." and v[i + 1:i + 2].isdigit():
+            i += 1
+            continue
+        break
+    rest = v[i:].lstrip(".-_").lower()
+    while len(release) > 1 and release[-1] == 0:
+        release.pop()
+    if not rest or rest.startswith("+"):
+        return (tuple(release), 1, rest)
+    if rest.startswith(("post", "rev", "r")):
+        return (tuple(release), 2, rest)
+    return (tuple(release), 0, rest)  # a prerelease sorts before its release
+
+
+def reason_of(error: OSError) -> str:
+    import errno
+
+    if error.errno == errno.ELOOP:
+        return "a symlink loop"
+    if error.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return error.strerror or "unreadable"

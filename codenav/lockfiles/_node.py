@@ -62,3 +62,20 @@ def rank(name: str, copies: dict[str, Copy], importers: dict[str, dict], rel: st
         alias = copy.installed if copy.installed != copy.name else None
         out.append(Candidate(copy.name, copy.version, key, level, copy.source, copy.ref, alias))
     return out
+
+
+def every(copies: dict[str, Copy], importers: dict[str, dict], nested_key, hoisted_key) -> list[Candidate]:
+    """Every copy once, the ones an importer declares (aliases included) at ``ROOT_DIRECT``."""
+    direct: set[str] = set()
+    for imp, declared in importers.items():
+        for dep in declared:
+            nested = nested_key(imp, dep)
+            key = nested if nested in copies else hoisted_key(dep)
+            if key in copies:
+                direct.add(key)
+    out = []
+    for key, copy in copies.items():
+        alias = copy.installed if copy.installed != copy.name else None
+        out.append(Candidate(copy.name, copy.version, key, ROOT_DIRECT if key in direct else TRANSITIVE,
+                             copy.source, copy.ref, alias))
+    return out

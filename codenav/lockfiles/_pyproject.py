@@ -67,3 +67,40 @@ def direct_names(lock_dir: str, rel: str) -> tuple[set[str], set[str]]:
             return _names_of(read_toml(path)), root
         parts.pop()
     return root, root
+
+
+def every(packages: list, ctx, copy) -> list:
+    """Every package of a lockfile without a graph (Poetry, PDM, pylock): ``copy(pkg, name, tier)``
+    for each, the names the project's manifests declare at ``ROOT_DIRECT``."""
+    from ..registries.pypi import pep503
+    from ._common import ROOT_DIRECT, TRANSITIVE
+    mine, root = direct_names(ctx.lock_dir, ctx.rel)
+    direct = mine | root
+    out = []
+    for pkg in packages:
+        if isinstance(pkg, dict) and isinstance(pkg.get("name"), str):
+            name = pep503(pkg["name"])
+            out.append(copy(pkg, name, ROOT_DIRECT if name in direct else TRANSITIVE))
+    return out
+
+
+def named(packages: list, name: str, rel: str, lock_dir: str, copy) -> list:
+    """The copies of ``name`` in a lockfile without a graph, at the tier the manifests give it:
+    the start directory's own project first, then the root's (lockfiles.md §2)."""
+    from ..registries.pypi import pep503
+    from ._common import CWD_DIRECT, ROOT_DIRECT, TRANSITIVE
+    mine, root = direct_names(lock_dir, rel)
+    tier = CWD_DIRECT if name in mine and mine is not root else \
+        ROOT_DIRECT if name in root or name in mine else TRANSITIVE
+    return [copy(pkg, name, tier) for pkg in packages
+            if isinstance(pkg, dict) and pep503(str(pkg.get("name", ""))) == name]
+
+
+def tables(text: str, key: str) -> list:
+    """The ``[[key]]`` tables of a TOML lockfile (``package`` for Poetry and PDM, ``packages`` for pylock)."""
+    from . import _toml
+    from ._common import LockfileError
+    packages = _toml.loads(text).get(key)
+    if not isinstance(packages, list):
+        raise LockfileError(f"no [[{key}]] tables")
+    return packages

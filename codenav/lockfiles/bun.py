@@ -68,6 +68,16 @@ def _installed_name(key: str) -> str:
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str):
+    copies, importers, nested, hoisted = _parse(text)
+    return _node.rank(name, copies, importers, rel, nested, hoisted)
+
+
+def entries(text: str, ctx):
+    return _node.every(*_parse(text))
+
+
+def _parse(text: str):
+    """(copies, importers, the nested-key and hoisted-key functions) of a bun.lock."""
     doc = _loads(text)
     if not isinstance(doc, dict) or not isinstance(doc.get("packages"), dict):
         raise LockfileError("no 'packages' object")
@@ -103,6 +113,5 @@ def candidates(text: str, name: str, rel: str, lock_dir: str):
                     declared.setdefault(dep, spec)
         importers[imp] = declared
         names[imp] = body.get("name") if isinstance(body.get("name"), str) else ""
-    return _node.rank(name, copies, importers, rel,
-                      lambda imp, dep: f"{names.get(imp)}/{dep}" if imp != "." and names.get(imp) else None,
-                      lambda dep: dep)
+    return (copies, importers, lambda imp, dep: f"{names.get(imp)}/{dep}" if imp != "." and names.get(imp) else None,
+            lambda dep: dep)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import REGISTRY
+from ._common import REGISTRY, reason_of  # noqa: F401  (reason_of: also imported from here)
 
 
 class Locked:
@@ -35,13 +35,3 @@ class Locked:
 
     def __repr__(self) -> str:
         return "Locked(" + ", ".join(f"{f}={getattr(self, f)!r}" for f in self.__slots__) + ")"
-
-
-def reason_of(error: OSError) -> str:
-    import errno
-
-    if error.errno == errno.ELOOP:
-        return "a symlink loop"
-    if error.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    return error.strerror or "unreadable"

@@ -3,13 +3,14 @@
 Lockfiles run to megabytes; parsing one costs tens of milliseconds. The answer for one query
 (registry, name, start directory) is kept in a small text file under the cache's state dir,
 ``state/lockfiles/<hash>.txt``, together with the (size, mtime_ns) of every file the answer
-depended on: the lockfiles of the directory, the manifests beside them and, for PyPI, the
-venv. A warm call stats those files and reads the memo — no ``json``, ``re`` or ``tomllib``.
+depended on: the lockfiles of the directory, the manifests beside them, the files a reader
+looked at besides (a parent POM, a go.work above, ``r`` lines) and, for PyPI, the venv. A warm call stats those files and reads the memo — no ``json``, ``re`` or ``tomllib``.
 Any difference, or a memo it cannot read, means the lockfiles are read again. Format::
 
     codenav-lockmemo 1
-    q <registry> <name> <start> <python>   (python: "py3.X" for PyPI, "" for npm)
+    q <registry> <name> <start> <tag>      (tag: the row's memo_tag, "py3.X" for PyPI, "" for others)
     d <size> <mtime_ns> <path>             one line per dependency; size "-" if absent
+    r <size> <mtime_ns> <path>             one line per other file a reader looked at
     w <warning>                            zero or more
     a <name> <version> <kind> <file> <entry> <source> <ref> <other,versions>   or "n" (none)
 
@@ -19,7 +20,6 @@ Fields are tab-separated; a tab, newline or backslash inside one is escaped.
 from __future__ import annotations
 
 import os
-import sys
 
 from .locked import Locked
 
@@ -49,13 +49,12 @@ def _unescape(text: str) -> str | None:
     return "".join(out)
 
 
-def dependencies(registry: str, lock_dir: str, start: str, lockfiles: list[str], env) -> list[str]:
+def dependencies(row, lock_dir: str, start: str, lockfiles: list[str], env) -> list[str]:
     """Every path whose change could change the answer (stat'ed on the warm path)."""
     paths = [os.path.join(lock_dir, f) for f in lockfiles]
-    manifests = ("package.json",) if registry == "npm" else ("pyproject.toml", "Pipfile")
     d = start
-    while True:  # the importers' manifests between the start directory and the lockfile
-        for m in manifests:
+    while row.manifests:  # the importers' manifests between the start directory and the lockfile
+        for m in row.manifests:
             paths.append(os.path.join(d, m))
         if d == lock_dir or not d.startswith(lock_dir):
             break
@@ -63,9 +62,8 @@ def dependencies(registry: str, lock_dir: str, start: str, lockfiles: list[str],
         if parent == d:
             break
         d = parent
-    if registry == "npm":
-        paths.append(os.path.join(lock_dir, "bun.lockb"))
-    elif env is not None:
+    paths.extend(os.path.join(lock_dir, f) for f in row.detected)
+    if env is not None:
         paths.extend(env.state_files())
     return paths
 
@@ -78,10 +76,10 @@ def _stamp(path: str) -> str:
     return f"{st.st_size}\t{st.st_mtime_ns}"
 
 
-def _query(registry: str, name: str, start: str) -> str:
-    # PyPI marker forks fall back to the running interpreter's version when there is no venv.
-    python = "" if registry == "npm" else f"py{sys.version_info[0]}.{sys.version_info[1]}"
-    return "q\t" + "\t".join(_escape(x) for x in (registry, name, start, python))
+def _query(row, name: str, start: str) -> str:
+    from .ecosystems import hook
+    tag = hook(row, "memo_tag")()  # PyPI: the running Python, for marker forks without a venv
+    return "q\t" + "\t".join(_escape(x) for x in (row.registry, name, start, tag))
 
 
 def _memo_path(registry: str, name: str, start: str) -> str:
@@ -89,21 +87,59 @@ def _memo_path(registry: str, name: str, start: str) -> str:
     return os.path.join(state_dir(), "lockfiles", short_hash(f"{registry}\t{name}\t{start}") + ".txt")
 
 
-def load(registry: str, name: str, start: str, deps: list[str]):
-    """(the memoised answer or None, its warnings) when still valid; else None."""
+def _valid(row, name: str, start: str, deps: list[str]) -> list[str] | None:
+    """The memo's lines when it answers this query and no file it depends on changed."""
     try:
-        with open(_memo_path(registry, name, start), encoding="utf-8") as f:
+        with open(_memo_path(row.registry, name, start), encoding="utf-8") as f:
             lines = f.read().split("\n")
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     if not lines or lines[0] != HEADER:
         return None
-    if len(lines) < 2 or lines[1] != _query(registry, name, start):
+    if len(lines) < 2 or lines[1] != _query(row, name, start):
         return None
     stamps = [line[2:] for line in lines if line.startswith("d\t")]
     if stamps != [f"{_stamp(p)}\t{_escape(p)}" for p in deps]:
         return None
-    warnings = [_unescape(line[2:]) or "" for line in lines if line.startswith("w\t")]
+    for line in lines:
+        if line.startswith("r\t"):
+            size, mtime, path = (line[2:].split("\t", 2) + ["", ""])[:3]
+            if _stamp(_unescape(path) or "") != f"{size}\t{mtime}":
+                return None
+    return lines
+
+
+def _write(row, name: str, start: str, deps: list[str], reads, warnings: list[str], body: list[str]) -> None:
+    """Write a memo; a cache that cannot be written is not an error (the answer stands)."""
+    lines = [HEADER, _query(row, name, start)]
+    lines += [f"d\t{_stamp(p)}\t{_escape(p)}" for p in deps]
+    lines += [f"r\t{_stamp(p)}\t{_escape(p)}" for p in dict.fromkeys(reads)]
+    lines += ["w\t" + _escape(w) for w in warnings]
+    lines += body
+    path = _memo_path(row.registry, name, start)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
+def _warnings(lines: list[str]) -> list[str]:
+    return [_unescape(line[2:]) or "" for line in lines if line.startswith("w\t")]
+
+
+def load(row, name: str, start: str, deps: list[str]):
+    """(the memoised answer or None, its warnings) when still valid; else None."""
+    lines = _valid(row, name, start, deps)
+    if lines is None:
+        return None
+    warnings = _warnings(lines)
     answer_lines = [line for line in lines if line.startswith(("a\t", "n"))]
     if len(answer_lines) != 1:
         return None
@@ -117,27 +153,46 @@ def load(registry: str, name: str, start: str, deps: list[str]):
                   own.split("\n") if own else [], source, ref), warnings
 
 
-def store(registry: str, name: str, start: str, deps: list[str], answer: Locked | None,
-          warnings: list[str]) -> None:
-    """Write the memo; a cache that cannot be written is not an error (the answer stands)."""
-    lines = [HEADER, _query(registry, name, start)]
-    lines += [f"d\t{_stamp(p)}\t{_escape(p)}" for p in deps]
-    lines += ["w\t" + _escape(w) for w in warnings]
+def store(row, name: str, start: str, deps: list[str], answer: Locked | None,
+          warnings: list[str], reads: list[str] = ()) -> None:
     if answer is None:
-        lines.append("n")
+        body = ["n"]
     else:
-        lines.append("a\t" + "\t".join(_escape(x) for x in (
+        body = ["a\t" + "\t".join(_escape(x) for x in (
             answer.name, answer.version, answer.kind, answer.file, answer.entry, answer.source,
-            answer.ref, ",".join(answer.other_versions), "\n".join(answer.warnings))))
-    path = _memo_path(registry, name, start)
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write("\n".join(lines) + "\n")
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+            answer.ref, ",".join(answer.other_versions), "\n".join(answer.warnings)))]
+    _write(row, name, start, deps, reads, warnings, body)
+
+
+# Every entry of a project's lockfile (``project.py``) is memoised under this name, which no
+# registry allows.
+EVERY = "\0every"
+_ENTRY_FIELDS = ("name", "version", "direct", "file", "entry", "kind", "source", "ref")
+
+
+def load_entries(row, start: str, deps: list[str]):
+    """(the memoised entries as field dicts, the lockfile read or None, warnings), or None."""
+    lines = _valid(row, EVERY, start, deps)
+    if lines is None:
+        return None
+    rows, used = [], None
+    for line in lines:
+        if line.startswith("e\t"):
+            fields = [_unescape(x) for x in line[2:].split("\t")]
+            if len(fields) != len(_ENTRY_FIELDS):
+                return None
+            item = dict(zip(_ENTRY_FIELDS, fields, strict=True))
+            item["direct"] = item["direct"] == "1"
+            rows.append(item)
+        elif line.startswith("f\t"):
+            used = _unescape(line[2:])
+    return rows, used, _warnings(lines)
+
+
+def store_entries(row, start: str, deps: list[str], rows: list[dict], used: str | None,
+                  warnings: list[str], reads: list[str]) -> None:
+    body = [] if used is None else ["f\t" + _escape(used)]
+    for item in rows:
+        values = [("1" if item["direct"] else "0") if k == "direct" else item[k] for k in _ENTRY_FIELDS]
+        body.append("e\t" + "\t".join(_escape(v) for v in values))
+    _write(row, EVERY, start, deps, reads, warnings, body)

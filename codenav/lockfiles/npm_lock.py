@@ -20,7 +20,8 @@ from ._common import REGISTRY, LockfileError, git_commit, is_git_spec, read_json
 _DECLARING = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
 
 
-def candidates(text: str, name: str, rel: str, lock_dir: str):
+def _parse(text: str, lock_dir: str) -> tuple[dict[str, _node.Copy], dict[str, dict]]:
+    """(every copy by install path, every importer's declared ranges)."""
     import json
     try:
         doc = json.loads(text)
@@ -51,9 +52,25 @@ def candidates(text: str, name: str, rel: str, lock_dir: str):
             importers["." if key == "" else key] = declared
             continue
         copies[key] = _copy(key, installed, entry, raw, importers)
-    return _node.rank(name, copies, importers, rel,
-                      lambda imp, dep: f"node_modules/{dep}" if imp == "." else f"{imp}/node_modules/{dep}",
-                      lambda dep: f"node_modules/{dep}")
+    return copies, importers
+
+
+def _nested(imp: str, dep: str) -> str:
+    return f"node_modules/{dep}" if imp == "." else f"{imp}/node_modules/{dep}"
+
+
+def _hoisted(dep: str) -> str:
+    return f"node_modules/{dep}"
+
+
+def candidates(text: str, name: str, rel: str, lock_dir: str):
+    copies, importers = _parse(text, lock_dir)
+    return _node.rank(name, copies, importers, rel, _nested, _hoisted)
+
+
+def entries(text: str, ctx):
+    copies, importers = _parse(text, ctx.lock_dir)
+    return _node.every(copies, importers, _nested, _hoisted)
 
 
 def _where(error: ValueError) -> str:

@@ -7,39 +7,34 @@
 
 from __future__ import annotations
 
-from . import _toml
-from ._common import CWD_DIRECT, REGISTRY, ROOT_DIRECT, TRANSITIVE, Candidate, LockfileError
-from ._pyproject import direct_names
+from ._common import REGISTRY, Candidate
+from ._pyproject import every, named, tables
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
-    from ..registries.pypi import pep503
-    doc = _toml.loads(text)
-    packages = doc.get("package")
-    if not isinstance(packages, list):
-        raise LockfileError("no [[package]] tables")
-    mine, root = direct_names(lock_dir, rel)
-    tier = CWD_DIRECT if name in mine and mine is not root else \
-        ROOT_DIRECT if name in root or name in mine else TRANSITIVE
-    out = []
-    for pkg in packages:
-        if not isinstance(pkg, dict) or pep503(str(pkg.get("name", ""))) != name:
-            continue
-        version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
-        source, ref = REGISTRY, None
-        if "git" in pkg:
-            source, ref = "git", str(pkg.get("revision") or pkg["git"])
-        elif "path" in pkg:
-            source, ref = "directory", str(pkg["path"])
-        elif "url" in pkg:
-            source, ref = "url", str(pkg["url"])
-        if source != REGISTRY:
-            version = None
-        extras = pkg.get("extras")
-        entry = f"package {pkg.get('name')} {pkg.get('version', '')}".strip()
-        if isinstance(extras, list) and extras:
-            entry += f" [{','.join(str(e) for e in extras)}]"
-        out.append(Candidate(name, version, entry, tier, source, ref, marker=pkg.get("marker")))
+    out = named(tables(text, "package"), name, rel, lock_dir, _copy)
     # The plain entry names the copy better than its extras twin.
     out.sort(key=lambda c: "[" in c.entry)
     return out
+
+
+def entries(text: str, ctx) -> list[Candidate]:
+    return every(tables(text, "package"), ctx, _copy)
+
+
+def _copy(pkg: dict, name: str, tier: int) -> Candidate:
+    version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
+    source, ref = REGISTRY, None
+    if "git" in pkg:
+        source, ref = "git", str(pkg.get("revision") or pkg["git"])
+    elif "path" in pkg:
+        source, ref = "directory", str(pkg["path"])
+    elif "url" in pkg:
+        source, ref = "url", str(pkg["url"])
+    if source != REGISTRY:
+        version = None
+    extras = pkg.get("extras")
+    entry = f"package {pkg.get('name')} {pkg.get('version', '')}".strip()
+    if isinstance(extras, list) and extras:
+        entry += f" [{','.join(str(e) for e in extras)}]"
+    return Candidate(name, version, entry, tier, source, ref, marker=pkg.get("marker"))

@@ -27,7 +27,8 @@ from .yaml_subset import YamlError, load_all
 _SECTIONS = ("dependencies", "devDependencies", "optionalDependencies")
 
 
-def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
+def _graph(text: str) -> tuple[int, dict, dict]:
+    """(the lockfile's major version, its packages, its importers) from the last graph document."""
     try:
         docs = load_all(text)
     except YamlError as e:
@@ -39,12 +40,14 @@ def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]
     major = _major(str(doc.get("lockfileVersion")))
     packages = doc.get("packages") if isinstance(doc.get("packages"), dict) else {}
     importers = doc.get("importers") if isinstance(doc.get("importers"), dict) else {".": doc}
-    out: list[Candidate] = []
-    cwd = importer_for(rel, [i for i in importers if i != "."])
+    return major, packages, importers
+
+
+def _declared(importers: dict, major: int, packages: dict):
+    """``(importer, section, dep, (real, version, source, ref, key))`` for every importer value."""
     for imp, body in importers.items():
         if not isinstance(body, dict):
             continue
-        level = CWD_DIRECT if imp == cwd and imp != "." else ROOT_DIRECT if imp == "." else OTHER_DIRECT
         for section in _SECTIONS:
             deps = body.get(section)
             if not isinstance(deps, dict):
@@ -58,12 +61,39 @@ def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]
                 real, version, source, ref, key = _decode(dep, value, major, packages)
                 if source == "link" and str(specifier or "").startswith("workspace:"):
                     source = "workspace"
-                if real != name and dep != name:
-                    continue
-                alias = dep if real != dep else None
-                tier = ALIAS if alias else level
-                out.append(Candidate(real, version, key or f"importers.{imp}.{section}.{dep}", tier,
-                                     source, ref, alias))
+                yield imp, section, dep, (real, version, source, ref, key)
+
+
+def entries(text: str, ctx) -> list[Candidate]:
+    major, packages, importers = _graph(text)
+    out: list[Candidate] = []
+    covered: set[str] = set()
+    for imp, section, dep, (real, version, source, ref, key) in _declared(importers, major, packages):
+        if key is not None:
+            if key in covered:
+                continue
+            covered.add(key)
+        out.append(Candidate(real, version, key or f"importers.{imp}.{section}.{dep}", ROOT_DIRECT, source, ref,
+                             dep if real != dep else None))
+    for key, entry in packages.items():
+        parsed = _package_key(key, entry if isinstance(entry, dict) else {}, major)
+        if parsed is None or key in covered:
+            continue
+        out.append(Candidate(parsed[0], parsed[1], key, TRANSITIVE, parsed[2], parsed[3]))
+    return out
+
+
+def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
+    major, packages, importers = _graph(text)
+    out: list[Candidate] = []
+    cwd = importer_for(rel, [i for i in importers if i != "."])
+    for imp, section, dep, (real, version, source, ref, key) in _declared(importers, major, packages):
+        if real != name and dep != name:
+            continue
+        level = CWD_DIRECT if imp == cwd and imp != "." else ROOT_DIRECT if imp == "." else OTHER_DIRECT
+        alias = dep if real != dep else None
+        tier = ALIAS if alias else level
+        out.append(Candidate(real, version, key or f"importers.{imp}.{section}.{dep}", tier, source, ref, alias))
     for key, entry in packages.items():
         parsed = _package_key(key, entry if isinstance(entry, dict) else {}, major)
         if parsed is None or parsed[0] != name:

@@ -9,34 +9,28 @@ come from pyproject.toml.
 
 from __future__ import annotations
 
-from . import _toml
-from ._common import CWD_DIRECT, REGISTRY, ROOT_DIRECT, TRANSITIVE, Candidate, LockfileError
-from ._pyproject import direct_names
+from ._common import REGISTRY, Candidate
+from ._pyproject import every, named, tables
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
-    from ..registries.pypi import pep503
-    doc = _toml.loads(text)
-    packages = doc.get("package")
-    if not isinstance(packages, list):
-        raise LockfileError("no [[package]] tables")
-    mine, root = direct_names(lock_dir, rel)
-    tier = CWD_DIRECT if name in mine and rel != "." and mine is not root else \
-        ROOT_DIRECT if name in root or name in mine else TRANSITIVE
-    out = []
-    for pkg in packages:
-        if not isinstance(pkg, dict) or pep503(str(pkg.get("name", ""))) != name:
-            continue
-        version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
-        src = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
-        kind = src.get("type")
-        source, ref = REGISTRY, None
-        if kind == "git":
-            source, ref = "git", str(src.get("resolved_reference") or src.get("reference") or src.get("url"))
-        elif kind in ("directory", "file", "url"):
-            source, ref = kind, str(src.get("url", "")) or None
-        if source != REGISTRY:
-            version = None
-        out.append(Candidate(name, version, f"package {pkg.get('name')} {pkg.get('version', '')}".strip(),
-                             tier, source, ref, marker=pkg.get("markers")))
-    return out
+    return named(tables(text, "package"), name, rel, lock_dir, _copy)
+
+
+def entries(text: str, ctx) -> list[Candidate]:
+    return every(tables(text, "package"), ctx, _copy)
+
+
+def _copy(pkg: dict, name: str, tier: int) -> Candidate:
+    version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
+    src = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
+    kind = src.get("type")
+    source, ref = REGISTRY, None
+    if kind == "git":
+        source, ref = "git", str(src.get("resolved_reference") or src.get("reference") or src.get("url"))
+    elif kind in ("directory", "file", "url"):
+        source, ref = kind, str(src.get("url", "")) or None
+    if source != REGISTRY:
+        version = None
+    return Candidate(name, version, f"package {pkg.get('name')} {pkg.get('version', '')}".strip(),
+                     tier, source, ref, marker=pkg.get("markers"))

@@ -8,36 +8,30 @@ dependency graph, so direct dependencies come from pyproject.toml.
 
 from __future__ import annotations
 
-from . import _toml
-from ._common import CWD_DIRECT, REGISTRY, ROOT_DIRECT, TRANSITIVE, Candidate, LockfileError
-from ._pyproject import direct_names
+from ._common import REGISTRY, Candidate
+from ._pyproject import every, named, tables
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
-    from ..registries.pypi import pep503
-    doc = _toml.loads(text)
-    packages = doc.get("packages")
-    if not isinstance(packages, list):
-        raise LockfileError("no [[packages]] tables")
-    mine, root = direct_names(lock_dir, rel)
-    tier = CWD_DIRECT if name in mine and mine is not root else \
-        ROOT_DIRECT if name in root or name in mine else TRANSITIVE
-    out = []
-    for pkg in packages:
-        if not isinstance(pkg, dict) or pep503(str(pkg.get("name", ""))) != name:
-            continue
-        version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
-        source, ref = REGISTRY, None
-        if isinstance(pkg.get("vcs"), dict):
-            vcs = pkg["vcs"]
-            source, ref = "git", str(vcs.get("commit-id") or vcs.get("url") or "") or None
-        elif isinstance(pkg.get("directory"), dict):
-            source, ref = "directory", str(pkg["directory"].get("path", "")) or None
-        elif isinstance(pkg.get("archive"), dict):
-            archive = pkg["archive"]
-            source, ref = "url", str(archive.get("url") or archive.get("path") or "") or None
-        if source != REGISTRY:
-            version = None
-        out.append(Candidate(name, version, f"packages {pkg.get('name')} {pkg.get('version', '')}".strip(),
-                             tier, source, ref, marker=pkg.get("marker")))
-    return out
+    return named(tables(text, "packages"), name, rel, lock_dir, _copy)
+
+
+def entries(text: str, ctx) -> list[Candidate]:
+    return every(tables(text, "packages"), ctx, _copy)
+
+
+def _copy(pkg: dict, name: str, tier: int) -> Candidate:
+    version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
+    source, ref = REGISTRY, None
+    if isinstance(pkg.get("vcs"), dict):
+        vcs = pkg["vcs"]
+        source, ref = "git", str(vcs.get("commit-id") or vcs.get("url") or "") or None
+    elif isinstance(pkg.get("directory"), dict):
+        source, ref = "directory", str(pkg["directory"].get("path", "")) or None
+    elif isinstance(pkg.get("archive"), dict):
+        archive = pkg["archive"]
+        source, ref = "url", str(archive.get("url") or archive.get("path") or "") or None
+    if source != REGISTRY:
+        version = None
+    return Candidate(name, version, f"packages {pkg.get('name')} {pkg.get('version', '')}".strip(),
+                     tier, source, ref, marker=pkg.get("marker"))

@@ -42,27 +42,49 @@ def _source(pkg: dict) -> tuple[str, str | None, str | None]:
     return REGISTRY, None, None
 
 
-def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
-    from ..registries.pypi import pep503
+def _packages(text: str) -> list[dict]:
     doc = _toml.loads(text)
     packages = doc.get("package")
     if not isinstance(packages, list):
         raise LockfileError("no [[package]] tables")
+    return [p for p in packages if isinstance(p, dict) and isinstance(p.get("name"), str)]
+
+
+def _copy(pkg: dict, name: str, source: str, ref: str | None) -> Candidate:
+    version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
+    return Candidate(name, version if source == REGISTRY else None,
+                     f"package {pkg['name']} {pkg.get('version', '')}".strip(), TRANSITIVE, source, ref,
+                     marker=pkg.get("resolution-markers"))
+
+
+def entries(text: str, ctx) -> list[Candidate]:
+    from ..registries.pypi import pep503
+    out: list[Candidate] = []
+    declared: list[dict] = []
+    for pkg in _packages(text):
+        source, ref, project = _source(pkg)
+        if project is not None:
+            declared += _declared(pkg)
+        out.append(_copy(pkg, pep503(pkg["name"]), source, ref))
+    for dep in declared:
+        name, wanted = pep503(str(dep.get("name", ""))), dep.get("version")
+        for c in out:
+            if c.name == name and (wanted is None or c.version == wanted or c.version is None):
+                c.tier = ROOT_DIRECT
+    return out
+
+
+def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
+    from ..registries.pypi import pep503
     importers: dict[str, dict] = {}
     out: list[Candidate] = []
-    for pkg in packages:
-        if not isinstance(pkg, dict) or not isinstance(pkg.get("name"), str):
-            continue
+    for pkg in _packages(text):
         source, ref, project = _source(pkg)
         if project is not None:
             importers[project.removeprefix("./") or "."] = pkg
         if pep503(pkg["name"]) != name:
             continue
-        version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
-        if source != REGISTRY:
-            version = None
-        out.append(Candidate(name, version, f"package {pkg['name']} {pkg.get('version', '')}".strip(),
-                             TRANSITIVE, source, ref, marker=pkg.get("resolution-markers")))
+        out.append(_copy(pkg, name, source, ref))
     cwd = importer_for(rel, [i for i in importers if i != "."])
     for imp, pkg in importers.items():
         level = CWD_DIRECT if imp == cwd and imp != "." else ROOT_DIRECT if imp == "." else OTHER_DIRECT

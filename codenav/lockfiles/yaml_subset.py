@@ -1,12 +1,15 @@
-"""The subset of YAML that pnpm-lock.yaml and Yarn 2+'s yarn.lock are written in (lockfiles.md §3.3).
+"""The subset of YAML that pnpm-lock.yaml, Yarn 2+'s yarn.lock, pixi.lock and conda-lock.yml are written
+in (lockfiles.md §3.3).
 
-Supported: block mappings nested by indentation; block sequences of scalars (``- x``); plain,
+Supported: block mappings nested by indentation; block sequences of scalars (``- x``) and of
+block mappings (``- conda: URL`` with the mapping's other keys below it), also at the indentation
+of their key (``depends:`` then ``- x`` in the same column, as pixi writes them); plain,
 single-quoted and double-quoted scalars and keys (a plain key may hold ``:``, ``@``, ``#`` and
 ``/``: it ends at the first ``:`` followed by a space or the end of the line); flow mappings and
 flow sequences on one line (``{integrity: …}``, ``[x64]``); ``|``/``>`` block scalars; comments;
 several documents separated by ``---``. Every scalar stays a string (so ``lockfileVersion: 5.4``
 is ``"5.4"``, not a float); an empty value is ``None``. Anything else — anchors, aliases, tags,
-directives, complex keys, tabs in indentation, multi-line flow collections, mappings inside
+directives, complex keys, tabs in indentation, multi-line flow collections, sequences inside
 sequences — raises ``YamlError`` naming the line, rather than being guessed at.
 """
 
@@ -65,10 +68,14 @@ def _document(lines: list[tuple[int, str]]) -> dict:
     stack: list[tuple[int, object]] = [(-1, root)]
     pending: tuple[dict, str, int] | None = None   # a "key:" whose block value is not known yet
     last_scalar: tuple[dict, str, int] | None = None  # for continuation lines of a plain scalar
+    carry: tuple[int, str] | None = None  # the first key of a "- key: value" item, as its own line
     i = 0
-    while i < len(lines):
-        number, line = lines[i]
-        i += 1
+    while i < len(lines) or carry is not None:
+        if carry is not None:
+            (number, line), carry = carry, None
+        else:
+            number, line = lines[i]
+            i += 1
         stripped = line.lstrip(" ")
         if not stripped or stripped.startswith("#"):
             continue
@@ -93,7 +100,9 @@ def _document(lines: list[tuple[int, str]]) -> dict:
             continue
         last_scalar = None
 
-        while len(stack) > 1 and indent < stack[-1][0]:
+        # A sequence written at its key's indentation ends at the next line there that is no item.
+        while len(stack) > 1 and (indent < stack[-1][0] or (
+                indent == stack[-1][0] and not is_item and isinstance(stack[-1][1], list))):
             stack.pop()
         top_indent, container = stack[-1]
         if indent != top_indent and len(stack) > 1:
@@ -108,7 +117,16 @@ def _document(lines: list[tuple[int, str]]) -> dict:
                 raise YamlError(f"line {number}: a '- ' item where a mapping key was expected")
             item = stripped[1:].strip()
             if item and _key_end(item) is not None and item[0] not in "'\"{[":
-                raise YamlError(f"line {number}: mappings inside sequences are not supported")
+                if item.startswith("- ") or item == "-":
+                    raise YamlError(f"line {number}: sequences inside sequences are not supported")
+                mapping: dict = {}
+                container.append(mapping)
+                column = len(line) - len(stripped[1:].lstrip(" "))
+                stack.append((column, mapping))
+                carry = (number, " " * column + item)
+                continue
+            if item.startswith("- ") or item == "-":
+                raise YamlError(f"line {number}: sequences inside sequences are not supported")
             container.append(_scalar(item, number) if item else None)
             continue
         if not isinstance(container, dict):

@@ -31,11 +31,37 @@ from ._common import (
 _DECLARING = ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies")
 
 
+def _is_berry(text: str) -> bool:
+    return any(line.startswith(("__metadata:", '"__metadata":')) for line in text.split("\n", 200)[:200])
+
+
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
-    berry = any(line.startswith(("__metadata:", '"__metadata":')) for line in text.split("\n", 200)[:200])
-    if berry:
+    if _is_berry(text):
         return _berry(text, name, rel)
     return _classic(text, name, rel, lock_dir)
+
+
+def entries(text: str, ctx) -> list[Candidate]:
+    if _is_berry(text):
+        return _berry_every(text)
+    by_descriptor: dict[str, str] = {}
+    out: dict[str, Candidate] = {}
+    for descriptors, fields in _classic_entries(text):
+        key = ", ".join(descriptors)
+        for d in descriptors:
+            by_descriptor[d] = key
+        dep, spec = split_name_spec(descriptors[0])
+        real, version, source, ref = _classic_resolve(dep, spec, fields)
+        out[key] = Candidate(real, version, key, TRANSITIVE, source, ref, dep if dep != real else None)
+    for imp in dict.fromkeys((_nearest_manifest(ctx.rel, ctx.lock_dir), ".")):
+        manifest = read_json_object(os.path.join(ctx.lock_dir, imp, "package.json"))
+        for section in _DECLARING:
+            deps = manifest.get(section)
+            for dep, spec in (deps.items() if isinstance(deps, dict) else ()):
+                key = by_descriptor.get(f"{dep}@{spec}")
+                if key in out:
+                    out[key].tier = ROOT_DIRECT
+    return list(out.values())
 
 
 # --- yarn 1 -----------------------------------------------------------------------------------
@@ -157,33 +183,30 @@ def _with_protocol(spec: str) -> str:
     return "npm:" + spec
 
 
-def _berry(text: str, name: str, rel: str) -> list[Candidate]:
+def _berry_doc(text: str) -> dict:
     from .yaml_subset import YamlError, load
     try:
-        doc = load(text)
+        return load(text)
     except YamlError as e:
         raise LockfileError(f"not in the YAML subset codenav reads ({e})") from None
-    by_descriptor: dict[str, str] = {}
-    workspaces: dict[str, dict] = {}
-    out: dict[str, Candidate] = {}
+
+
+def _berry_rows(doc: dict):
+    """``(key, descriptors, candidate or None for a workspace's own entry, workspace dir, its deps)``."""
     for key, entry in doc.items():
         if key == "__metadata" or not isinstance(entry, dict):
             continue
         descriptors = [d.strip() for d in key.split(",")]
-        for d in descriptors:
-            by_descriptor[d.split("::", 1)[0]] = key
         resolution = str(entry.get("resolution") or descriptors[0])
         real, locator = split_name_spec(resolution)
         dep = split_name_spec(descriptors[0])[0]
+        workspace, deps = None, {}
         if locator.startswith("workspace:"):
-            deps = {}
             for section in _DECLARING:
                 if isinstance(entry.get(section), dict):
                     for k, v in entry[section].items():
                         deps.setdefault(k, v)
-            workspaces[locator[len("workspace:"):]] = deps
-        if real != name and dep != name:
-            continue
+            workspace = locator[len("workspace:"):]
         version = entry.get("version") if isinstance(entry.get("version"), str) else None
         protocol = locator.split(":", 1)[0]
         source, ref = REGISTRY, None
@@ -198,7 +221,22 @@ def _berry(text: str, name: str, rel: str) -> list[Candidate]:
         else:
             source, ref, version = "url", locator, None
         alias = dep if dep != real else None
-        out[key] = Candidate(real, version, key, ALIAS if alias else TRANSITIVE, source, ref, alias)
+        yield key, descriptors, Candidate(real, version, key, ALIAS if alias else TRANSITIVE, source, ref, alias), \
+            workspace, deps
+
+
+def _berry(text: str, name: str, rel: str) -> list[Candidate]:
+    by_descriptor: dict[str, str] = {}
+    workspaces: dict[str, dict] = {}
+    out: dict[str, Candidate] = {}
+    for key, descriptors, candidate, workspace, deps in _berry_rows(_berry_doc(text)):
+        for d in descriptors:
+            by_descriptor[d.split("::", 1)[0]] = key
+        if workspace is not None:
+            workspaces[workspace] = deps
+        if candidate.name != name and (candidate.alias or candidate.name) != name:
+            continue
+        out[key] = candidate
     cwd = importer_for(rel, [w for w in workspaces if w != "."])
     for ws, deps in workspaces.items():
         spec = deps.get(name)
@@ -212,4 +250,21 @@ def _berry(text: str, name: str, rel: str) -> list[Candidate]:
             continue
         level = CWD_DIRECT if ws == cwd and ws != "." else ROOT_DIRECT if ws == "." else OTHER_DIRECT
         out[key].tier = min(out[key].tier, level)
+    return list(out.values())
+
+
+def _berry_every(text: str) -> list[Candidate]:
+    by_descriptor: dict[str, str] = {}
+    declared: list[str] = []
+    out: dict[str, Candidate] = {}
+    for key, descriptors, candidate, workspace, deps in _berry_rows(_berry_doc(text)):
+        for d in descriptors:
+            by_descriptor[d.split("::", 1)[0]] = key
+        if workspace is not None:
+            declared += [f"{dep}@{_with_protocol(spec)}" for dep, spec in deps.items() if isinstance(spec, str)]
+        out[key] = candidate
+    for descriptor in declared:
+        key = by_descriptor.get(descriptor)
+        if key in out:
+            out[key].tier = ROOT_DIRECT
     return list(out.values())

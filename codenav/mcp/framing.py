@@ -110,6 +110,10 @@ class Writer:
             except (OSError, ValueError):  # the client closed our stdout: nobody is listening
                 self.closed = True
 
+    def fileno(self) -> int:
+        """The wire's descriptor (the server watches it for a reader that went away)."""
+        return self._stream.fileno()
+
     def close(self, timeout: float = 0.5) -> None:
         """Drop every later frame. A writer blocked on a full pipe is not waited for forever."""
         acquired = self._lock.acquire(timeout=timeout)

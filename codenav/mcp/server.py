@@ -11,8 +11,15 @@ Warnings only by default; ``CODENAV_MCP_LOG=FILE`` appends a verbose log there.
 The reader thread answers cheap requests inline and hands ``tools/call`` to a few worker
 threads, so a ping or a cancel is read while a tool waits on the network or on indexing.
 Responses go out in completion order, matched by id. ``notifications/cancelled`` for a call
-still running drops its response (the thread cannot be killed; it finishes unseen). At EOF
-the server gives running calls a short grace, then returns 0.
+still running drops its response and kills the programs it runs (proc.stop_children; the
+thread cannot be killed, it finishes unseen).
+
+The server ends when stdin ends (running calls get a short grace, exit 0), when stdout breaks
+(the host stopped reading: exit 0 at once) or on SIGTERM, SIGINT or SIGHUP (exit 128 + the
+signal, at once). Either way every process it started ends with it (proc.shutdown): programs
+and the regex worker are killed, the indexers' leashes are cut; and if the server is killed
+outright, the guardian and the leashes do the same (docs/decisions.md, issue 27). The main
+thread only waits for one of these ends; a reader thread reads the requests.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
 
+from .. import proc
 from . import dispatch, handlers
 from .framing import INTERNAL_ERROR, RpcError, Writer, decode, encode, error_response, read_line
 
@@ -142,6 +150,7 @@ class _Call:
     def __init__(self, request: dispatch.Request) -> None:
         self.request = request
         self.cancelled = False
+        self.thread: int | None = None  # the worker thread running it, once started
 
 
 class Server:
@@ -154,11 +163,36 @@ class Server:
         self._queue: queue.Queue[_Call] = queue.Queue()
         self._running: dict[tuple[bool, Any], _Call] = {}
         self._lock = threading.Condition()
+        self._ended = threading.Event()
+        self._why: tuple[str, int] | None = None
         for n in range(workers):
             # daemon: a call stuck on the network must not hold the process past EOF
             threading.Thread(target=self._work, name=f"mcp-worker-{n}", daemon=True).start()
 
     def run(self) -> int:
+        """Serve until stdin ends, stdout breaks or ``end`` is called (a signal); the exit code."""
+        threading.Thread(target=self._read, name="mcp-reader", daemon=True).start()
+        threading.Thread(target=self._watch_wire, name="mcp-wire", daemon=True).start()
+        # A timed wait: a signal handler (run by this thread, between two waits) only sets
+        # ``_why``: setting the event there could deadlock on the lock this very wait holds.
+        while self._why is None:
+            self._ended.wait(0.2)
+        why, code = self._why
+        log.debug("ending: %s", why)
+        if why == "stdin closed":
+            self._drain(EOF_GRACE)
+        self._writer.close()
+        return code
+
+    def end(self, why: str, code: int, *, wake: bool = True) -> None:
+        """End the server (the first reason given wins). A signal handler passes ``wake=False``:
+        it takes no lock, and the main thread sees the reason within its next wait."""
+        if self._why is None:
+            self._why = (why, code)
+        if wake:
+            self._ended.set()
+
+    def _read(self) -> None:
         while True:
             try:
                 line = read_line(self._in)
@@ -166,6 +200,8 @@ class Server:
                 log.warning("%s", exc.message)
                 self._send(error_response(None, exc))
                 continue
+            except (OSError, ValueError):
+                line = None  # the wire was closed under us: as good as EOF
             if line is None:
                 break
             if not line.strip():
@@ -180,10 +216,25 @@ class Server:
                 self._receive(message)
             except Exception as exc:  # the last line of defence: one frame never ends the session
                 self._fault(message, exc)
-        log.debug("stdin closed")
-        self._drain(EOF_GRACE)
-        self._writer.close()
-        return 0
+        self.end("stdin closed", 0)
+
+    def _watch_wire(self) -> None:
+        """Notice a host that closed our stdout (its end of the pipe) while nothing is being
+        written: poll reports an error on a pipe with no reader left, a hang-up on a socket."""
+        import select
+
+        try:
+            fd = self._writer.fileno()
+            poller = select.poll()
+            poller.register(fd, 0)  # no event asked for: only POLLERR, POLLHUP and POLLNVAL come back
+        except (AttributeError, OSError, ValueError):
+            return  # not a real descriptor (an in-memory wire), or no poll on this platform
+        while self._why is None:
+            for _, events in poller.poll():
+                if events & (select.POLLERR | select.POLLHUP):
+                    self.end("stdout closed", 0)
+                if events & select.POLLNVAL:
+                    return
 
     def _fault(self, message: Any, exc: Exception) -> None:
         """A frame made the reader fail: log it, answer -32603 when it carried a usable id."""
@@ -222,20 +273,25 @@ class Server:
                 call = self._running.pop(_key(request_id), None)
                 if call is not None:
                     call.cancelled = True
+                    if call.thread is not None:  # still under the lock: the thread runs this very call
+                        proc.stop_children(call.thread)
                     self._lock.notify_all()
             log.debug("cancel %r: %s", request_id, "dropping its response" if call else "not running")
 
     def _work(self) -> None:
         while True:
             call = self._queue.get()
-            if call.cancelled:
-                continue
+            with self._lock:
+                if call.cancelled:
+                    continue
+                call.thread = threading.get_ident()
             started = time.monotonic()
             try:
                 response = dispatch.respond(call.request, self._session)
             except BaseException as exc:  # respond never raises; this is the last line of defence
                 response = error_response(call.request.id, RpcError(INTERNAL_ERROR, f"Internal error ({type(exc).__name__})"))
             with self._lock:
+                call.thread = None
                 if self._running.get(_key(call.request.id)) is call:
                     del self._running[_key(call.request.id)]
                     self._lock.notify_all()
@@ -252,6 +308,8 @@ class Server:
             log.warning("response to %r is not JSON (%s)", response.get("id"), exc)
             frame = encode(error_response(response.get("id"), RpcError(INTERNAL_ERROR, "Internal error: unencodable result")))
         self._writer.send(frame)
+        if self._writer.closed and self._why is None:
+            self.end("stdout closed", 0)  # the host stopped reading: nobody is left to answer
 
     def _drain(self, grace: float) -> None:
         deadline = time.monotonic() + grace
@@ -264,12 +322,42 @@ class Server:
                 self._lock.wait(left)
 
 
-def serve() -> int:
-    """Serve MCP on this process's stdin/stdout until EOF; the exit code (0)."""
+def serve(json_answers: bool = False) -> int:
+    """Serve MCP on this process's stdin/stdout until one of its ends (module docstring); the
+    exit code. Every child process started meanwhile ends before it returns.
+
+    ``json_answers``: answer as ``codenav <cmd> --json`` (structuredContent, outputSchema)
+    instead of TEXT (SPEC §6.3); one form for the whole process, chosen by the host."""
+    handlers.set_answer_form(json=json_answers)
     from ..search.grep import keep_files_in_memory
     from ..search.symbols import keep_indexes_in_memory
 
     keep_files_in_memory()  # a server answers many searches: files searched once stay in memory
     keep_indexes_in_memory()  # and the symbol indexes it queried, parsed
     with _claim_stdio() as (wire_in, wire_out), _logging(sys.stderr):
-        return Server(wire_in, Writer(wire_out)).run()
+        server = Server(wire_in, Writer(wire_out))
+        with _ending_on_signals(server):
+            try:
+                return server.run()
+            finally:
+                proc.shutdown()
+
+
+@contextmanager
+def _ending_on_signals(server: Server) -> Iterator[None]:
+    """SIGTERM, SIGINT and SIGHUP end the server as stdin's end does, without the grace."""
+    import signal
+
+    def on_signal(signum: int, frame: Any) -> None:
+        server.end(f"signal {signum}", 128 + signum, wake=False)
+
+    previous = {}
+    for name in ("SIGTERM", "SIGINT", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            previous[number] = signal.signal(number, on_signal)
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)

@@ -1,6 +1,6 @@
 """crates: names, exact versions, where the index is, and sparse index -> .crate (SPEC §3).
 
-Everything codenav knows about Cargo's registry is here (the protocol of registries/__init__.py):
+Everything codenav knows about Cargo's registry is here (the contract of registries/base.py):
 
 - names: ASCII letters, digits, ``-`` and ``_``, starting with a letter, at most 64 characters;
   the registry compares them case-insensitively, so they are keyed lower-cased. The echo is
@@ -21,20 +21,17 @@ Everything codenav knows about Cargo's registry is here (the protocol of registr
 - verification: sha256 of the ``.crate`` against the index line's ``cksum``;
 - unpack: the .crate is a tar.gz holding one ``{name}-{version}/`` folder, which is removed;
   anything outside it is skipped and reported.
-
-Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError, invalid
-from . import clean, redact
+from ..errors import CodenavError, invalid, protocol_error, redact_url
+from .base import Client, clean, directories_up, is_semver, latest, require_digest, version_not_found
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
-    from ..net import Response
     from .artifact import Artifact
 
 PREFIX = "crates"
@@ -45,9 +42,10 @@ ENDPOINT_VARIABLE = "CODENAV_CRATES_INDEX"
 DEFAULT_INDEX = "https://index.crates.io/"
 USER_AGENT = "codenav (crates index client)"  # the registry refuses requests without one
 
+_HTTP = Client(WHAT, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip"})
+
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NAME_CHARS = _LETTERS | frozenset("0123456789-_")
-_SEMVER_WORD = _LETTERS | frozenset("0123456789.-")
 MAX_NAME = 64
 INDEX_CAP = 32 * 1024 * 1024  # serde's index file is about 1 MiB; the largest are a few MiB
 CONFIG_CAP = 64 * 1024
@@ -65,23 +63,14 @@ def normalize_name(name: str) -> str:
     return name.lower()
 
 
-def is_exact(version: str) -> bool:
-    """``MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]``, no leading ``v``: what cargo publishes."""
-    core, plus, build = version.partition("+")
-    if plus and not (build and set(build) <= _SEMVER_WORD):
-        return False
-    core, dash, pre = core.partition("-")
-    if dash and not (pre and set(pre) <= _SEMVER_WORD):
-        return False
-    numbers = core.split(".")
-    return len(numbers) == 3 and all(n.isascii() and n.isdigit() for n in numbers)
+is_exact = is_semver  # MAJOR.MINOR.PATCH[-PRE][+BUILD], no leading v: what cargo publishes
 
 
 def version_key(version: str) -> tuple:
     """The order of availableVersions: SemVer precedence (build metadata ignored)."""
-    from .versions import semver_key
+    from .semver import sort_key
 
-    return semver_key(version)
+    return sort_key(version)
 
 
 def index_path(name: str) -> str:
@@ -118,7 +107,7 @@ def _sparse_url(value: str, where: str) -> str:
     if not url.startswith(("http://", "https://")):
         raise CodenavError(
             "CONFIG_ERROR",
-            f"{where} names {redact(url)!r}, which is not a sparse index (only Cargo's "
+            f"{where} names {redact_url(url)!r}, which is not a sparse index (only Cargo's "
             f"sparse protocol can be read); set {ENDPOINT_VARIABLE} to a sparse index URL",
             details={"action": f"set {ENDPOINT_VARIABLE}"},
         )
@@ -128,14 +117,7 @@ def _sparse_url(value: str, where: str) -> str:
 def _cargo_config_files() -> list[str]:
     """Cargo's configuration files, the one that wins first: the working directory and its
     parents, then ``$CARGO_HOME`` (``config.toml``, or the older extension-less ``config``)."""
-    dirs: list[str] = []
-    here = os.getcwd()
-    while True:
-        dirs.append(os.path.join(here, ".cargo"))
-        parent = os.path.dirname(here)
-        if parent == here:
-            break
-        here = parent
+    dirs = [os.path.join(here, ".cargo") for here in directories_up(os.getcwd())]
     home = os.environ.get("CARGO_HOME") or os.path.join(os.path.expanduser("~"), ".cargo")
     if home not in dirs:
         dirs.append(home)
@@ -207,22 +189,6 @@ def _cargo_replacement() -> str | None:
 
 # --- resolve: the index file -> artifact (indexer side) ----------------------------------------
 
-def _get(url: str, cap: int) -> Response:
-    from .. import net
-
-    return net.request(
-        "GET", url, what=WHAT, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip"},
-        redirects="https", timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=cap,
-    )
-
-
-def _body(resp: Response, cap: int, what: str) -> bytes:
-    """The body, gunzipped (at most ``cap`` bytes) when the server sent it compressed."""
-    from .. import net
-
-    return net.decoded_body(resp, cap, what, WHAT)
-
-
 def _name_variants(name: str) -> list[str]:
     """The name as given, then with every ``-`` as ``_`` and the reverse (a bounded set)."""
     out = [name]
@@ -238,12 +204,12 @@ def _index_lines(index: str, name: str) -> list[dict]:
     from .. import net
 
     for candidate in _name_variants(name):
-        resp = _get(index + index_path(candidate), INDEX_CAP)
+        resp = _HTTP.get(index + index_path(candidate), INDEX_CAP)
         if resp.status in (404, 410, 451):
             continue  # the index's answers for a crate it does not have
         if resp.status != 200:
             raise net.status_error(WHAT, resp)
-        text = _body(resp, INDEX_CAP, f"the index file of {candidate!r}")
+        text = net.decoded_body(resp, INDEX_CAP, f"the index file of {candidate!r}", WHAT)
         entries = []
         try:
             for line in text.decode("utf-8").split("\n"):
@@ -253,14 +219,14 @@ def _index_lines(index: str, name: str) -> list[dict]:
                         raise ValueError
                     entries.append(entry)
         except ValueError:
-            raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent an index file for {candidate!r} that is not "
-                               "one JSON object per line") from None
+            raise protocol_error(f"{WHAT} sent an index file for {candidate!r} that is not one JSON object "
+                                 "per line") from None
         entries = [e for e in entries if e.get("v") in _KNOWN_SCHEMA]
         for e in entries:
             if not (isinstance(e.get("name"), str) and isinstance(e.get("vers"), str)
                     and e["name"].lower() == candidate.lower()):
-                raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent an index file for {candidate!r} whose "
-                                   "entries do not name that crate and a version")
+                raise protocol_error(f"{WHAT} sent an index file for {candidate!r} whose entries do not name "
+                                     "that crate and a version")
         return entries
     raise CodenavError("NOT_FOUND", f"crate {name!r} was not found in {WHAT}",
                        details={"action": "check the crate name"})
@@ -271,18 +237,15 @@ def _config(index: str) -> dict:
 
     from .. import net
 
-    resp = _get(index + "config.json", CONFIG_CAP)
-    if resp.status != 200:
-        raise net.status_error(WHAT, resp, not_found=CodenavError(
-            "PROTOCOL_ERROR", f"{redact(index)} has no config.json: it is not a Cargo sparse index",
-            retryable=False, details={"action": f"check {ENDPOINT_VARIABLE} or Cargo's source replacement"},
-        ))
+    resp = _HTTP.get_ok(index + "config.json", CONFIG_CAP, not_found=protocol_error(
+        f"{redact_url(index)} has no config.json: it is not a Cargo sparse index",
+        action=f"check {ENDPOINT_VARIABLE} or Cargo's source replacement"))
     try:
-        doc = json.loads(_body(resp, CONFIG_CAP, "config.json"))
+        doc = json.loads(net.decoded_body(resp, CONFIG_CAP, "config.json", WHAT))
     except ValueError:
         doc = None
     if not isinstance(doc, dict) or not isinstance(doc.get("dl"), str) or not doc["dl"]:
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent a config.json without a dl URL template")
+        raise protocol_error(f"{WHAT} sent a config.json without a dl URL template")
     return doc
 
 
@@ -297,41 +260,26 @@ def download_url(template: str, crate: str, version: str, checksum: str) -> str:
 
 
 def resolve(name: str, wanted: str | None) -> Artifact:
-    import re
-
+    from . import semver
     from .artifact import Artifact, Unpack, Verification
-    from .versions import nearest_first, semver_is_prerelease, semver_key
 
     index = endpoint()
     entries = _index_lines(index, name)
-    live = [e for e in entries if not e.get("yanked")]
-    stable = [e["vers"] for e in live if not semver_is_prerelease(e["vers"])]
-    latest = max(stable or [e["vers"] for e in live], key=semver_key, default=None)
+    live = [e["vers"] for e in entries if not e.get("yanked")]
+    newest = latest(live, semver.sort_key, prerelease=semver.is_prerelease)
     crate = entries[-1]["name"] if entries else name
-    if wanted is None:
-        if latest is None:
-            raise CodenavError("NOT_FOUND", f"crate {crate!r} has no version that is not yanked",
-                               details={"action": "name a version to read a yanked one"})
-        version = latest
-    else:
-        version = wanted
-    chosen = next((e for e in reversed(entries) if e["vers"] == version), None)
+    if wanted is None and newest is None:
+        raise CodenavError("NOT_FOUND", f"crate {crate!r} has no version that is not yanked",
+                           details={"action": "name a version to read a yanked one"})
+    version = wanted or newest
+    chosen = next((e for e in reversed(entries) if e["vers"] == version), None)  # a yanked one too: pinned
     if chosen is None:
-        raise CodenavError(
-            "VERSION_NOT_FOUND",
-            f"crate {crate!r} has no version {version!r}" + (f"; latest is {latest}" if latest else ""),
-            details={"availableVersions": nearest_first([e["vers"] for e in live], wanted, semver_key),
-                     "latest": latest, "action": "pick one of availableVersions, or omit the version for latest"},
-        )
+        raise version_not_found(f"crate {crate!r} has no version {version!r}", wanted, live, newest, semver.sort_key)
     crate = chosen["name"]
-    checksum = chosen.get("cksum")
-    if not isinstance(checksum, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", checksum):
-        raise CodenavError("INTEGRITY_ERROR",
-                           f"the index gives no sha256 for {crate} {version}; refusing to use it")
-    checksum = checksum.lower()
+    checksum = require_digest(chosen.get("cksum"), f"the index gives no sha256 for {crate} {version}")
     url = download_url(_config(index)["dl"], crate, version, checksum)
     if not url.startswith(("http://", "https://")):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT}'s dl template does not give an http(s) URL")
+        raise protocol_error(f"{WHAT}'s dl template does not give an http(s) URL")
     return Artifact(
         registry=PREFIX, name=crate, version=version, filename=f"{crate}-{version}.crate", url=url,
         unpack=Unpack("tar", required_prefix=f"{crate}-{version}/"),

@@ -1,6 +1,6 @@
 """Hex: names, exact versions, where the repository and API are, and release -> tarball (SPEC §3).
 
-Everything codenav knows about Hex is here (the protocol of registries/__init__.py):
+Everything codenav knows about Hex is here (the contract of registries/base.py):
 
 - names: a lower-case letter, then lower-case letters, digits and ``_`` (Hex's own rule);
 - exact versions: SemVer 2.0 ``MAJOR.MINOR.PATCH[-PRE][+BUILD]`` (cached forever); none means
@@ -16,32 +16,28 @@ Everything codenav knows about Hex is here (the protocol of registries/__init__.
 - resolve, through the signed registry, when CODENAV_HEX_PUBLIC_KEY is set or a repository is
   configured without an API (a mirror proxies the repository only): ``{repo}packages/{name}``
   is gzip of a protobuf ``Signed{payload, signature}``; the signature is RSASSA-PKCS1-v1_5 over
-  SHA-512 of the payload, checked with CODENAV_HEX_PUBLIC_KEY (PEM text or file) or the
-  repository's ``public_key``; the payload ``Package{releases, name, repository}`` must name
+  SHA-512 of the payload (registries/signatures.py), checked with CODENAV_HEX_PUBLIC_KEY (PEM
+  text or file) or the repository's ``public_key``; the payload ``Package{releases, name, repository}`` must name
   this package in ``hexpm``, and each ``Release`` gives its version, retirement and
   ``outer_checksum``;
 - verification: sha256 of the outer ``.tar`` against the API's ``checksum`` or the signed
   registry's ``outer_checksum``;
 - unpack: the outer file is a plain tar (``VERSION``, ``CHECKSUM``, ``metadata.config``,
   ``contents.tar.gz``); only ``contents.tar.gz`` is unpacked, and it has no top folder.
-
-Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError, invalid
-from . import clean
+from ..errors import CodenavError, invalid, protocol_error
+from .base import Client, is_semver, ladder, latest, require_digest, version_not_found
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
-    from ..net import Response
     from .artifact import Artifact
 
 PREFIX = "hex"
-ALIASES: tuple[str, ...] = ()
 WHAT = "Hex"
 ENDPOINT_VARIABLE = "CODENAV_HEX_REPO"
 API_VARIABLE = "CODENAV_HEX_API"
@@ -50,10 +46,10 @@ DEFAULT_REPO = "https://repo.hex.pm/"
 DEFAULT_API = "https://hex.pm/api/"
 # Hex refuses a request without a User-Agent (HTTP 400).
 USER_AGENT = "codenav (Hex API client)"
+_HTTP = Client(WHAT, headers={"User-Agent": USER_AGENT})
 
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz")
 _NAME_CHARS = _LOWER | frozenset("0123456789_")
-_SEMVER_WORD = _LOWER | frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
 API_CAP = 16 * 1024 * 1024  # a package document lists every release; the largest are a few MiB
 
 
@@ -68,43 +64,26 @@ def normalize_name(name: str) -> str:
     return lowered
 
 
-def is_exact(version: str) -> bool:
-    """``MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]``: a release no publish can move."""
-    core, plus, build = version.partition("+")
-    if plus and not (build and set(build) <= _SEMVER_WORD):
-        return False
-    core, dash, pre = core.partition("-")
-    if dash and not (pre and set(pre) <= _SEMVER_WORD):
-        return False
-    numbers = core.split(".")
-    return len(numbers) == 3 and all(n.isascii() and n.isdigit() for n in numbers)
+is_exact = is_semver  # MAJOR.MINOR.PATCH[-PRE][+BUILD]: a release no publish can move
 
 
 def version_key(version: str) -> tuple:
     """The order of availableVersions: SemVer precedence (Elixir's Version)."""
-    from .versions import semver_key
+    from .semver import sort_key
 
-    return semver_key(version)
+    return sort_key(version)
 
 
 # --- the endpoints -----------------------------------------------------------------------------
 
 def endpoint() -> str:
     """The repository the tarballs come from."""
-    for var in (ENDPOINT_VARIABLE, "HEX_MIRROR"):
-        if os.environ.get(var):
-            return clean(os.environ[var])
-    configured = _hex_config().get("mirror_url")
-    return clean(configured) if configured else DEFAULT_REPO
+    return ladder((ENDPOINT_VARIABLE, "HEX_MIRROR"), lambda: _hex_config().get("mirror_url"), DEFAULT_REPO)
 
 
 def api_endpoint() -> str:
     """The HTTP API that lists releases, checksums and retirements."""
-    for var in (API_VARIABLE, "HEX_API_URL"):
-        if os.environ.get(var):
-            return clean(os.environ[var])
-    configured = _hex_config().get("api_url")
-    return clean(configured) if configured else DEFAULT_API
+    return ladder((API_VARIABLE, "HEX_API_URL"), lambda: _hex_config().get("api_url"), DEFAULT_API)
 
 
 def _hex_config() -> dict[str, str]:
@@ -129,23 +108,7 @@ def _hex_config() -> dict[str, str]:
 # --- resolve: the API -> artifact (indexer side) ------------------------------------------------
 
 def _get_json(url: str, what: str, not_found: CodenavError) -> dict:
-    import json
-
-    from .. import net
-
-    resp: Response = net.request(
-        "GET", url, what=WHAT, headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-        redirects="https", timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=API_CAP,
-    )
-    if resp.status != 200:
-        raise net.status_error(WHAT, resp, not_found=not_found)
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        doc = None
-    if not isinstance(doc, dict):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent {what} that is not a JSON object")
-    return doc
+    return _HTTP.json(url, API_CAP, what, headers={"Accept": "application/json"}, not_found=not_found, obj=True)
 
 
 class _Listing:
@@ -165,12 +128,12 @@ def _api_listing(name: str) -> _Listing:
     retirements = package.get("retirements") or {}
     if not isinstance(releases, list) or not isinstance(retirements, dict) or not all(
             isinstance(r, dict) and isinstance(r.get("version"), str) for r in releases):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent a package document for {name!r} without releases")
+        raise protocol_error(f"{WHAT} sent a package document for {name!r} without releases")
 
     def checksum(version: str) -> object:
         release = _get_json(f"{api}packages/{name}/releases/{quote(version, safe='')}",
-                            f"the release document of {name} {version}", CodenavError(
-                                "PROTOCOL_ERROR", f"{WHAT} lists {name} {version} but has no release document"))
+                            f"the release document of {name} {version}",
+                            protocol_error(f"{WHAT} lists {name} {version} but has no release document"))
         return release.get("checksum")
 
     canonical = package.get("name") if isinstance(package.get("name"), str) else name
@@ -179,48 +142,35 @@ def _api_listing(name: str) -> _Listing:
 
 
 def resolve(name: str, wanted: str | None) -> Artifact:
-    import re
     from urllib.parse import quote
 
+    from . import semver
     from .artifact import Artifact, Unpack, Verification
-    from .versions import nearest_first, semver_is_prerelease, semver_key
 
     listing = _registry_listing(name) if _use_repository() else _api_listing(name)
-    versions = listing.versions
-    live = [v for v in versions if v not in listing.retired]
-    stable = [v for v in live if not semver_is_prerelease(v)]
-    latest = max(stable or live, key=semver_key, default=None)
-    if wanted is None:
-        if latest is None:
-            raise CodenavError("NOT_FOUND", f"every release of Hex package {name!r} is retired",
-                               details={"action": "name a version to read a retired release"})
-        version = latest
-    elif wanted in versions:
-        version = wanted
-    else:
-        raise CodenavError(
-            "VERSION_NOT_FOUND",
-            f"Hex package {name!r} has no release {wanted!r}" + (f"; latest is {latest}" if latest else ""),
-            details={"availableVersions": nearest_first(live, wanted, semver_key), "latest": latest,
-                     "action": "pick one of availableVersions, or omit the version for latest"},
-        )
-    checksum = listing.checksum(version)
-    if not isinstance(checksum, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", checksum):
-        raise CodenavError("INTEGRITY_ERROR", f"{WHAT} gives no sha256 checksum for {name} {version}; refusing to use it")
+    newest = latest(listing.versions, semver.sort_key, prerelease=semver.is_prerelease,
+                    withdrawn=listing.retired.__contains__)
+    if wanted is None and newest is None:
+        raise CodenavError("NOT_FOUND", f"every release of Hex package {name!r} is retired",
+                           details={"action": "name a version to read a retired release"})
+    version = wanted or newest
+    if version not in listing.versions:  # a retired release too: pinned
+        live = [v for v in listing.versions if v not in listing.retired]
+        raise version_not_found(f"Hex package {name!r} has no release {wanted!r}", wanted, live, newest,
+                                semver.sort_key)
+    checksum = require_digest(listing.checksum(version), f"{WHAT} gives no sha256 checksum for {name} {version}")
     canonical = listing.name
     return Artifact(
         registry=PREFIX, name=canonical, version=version, filename=f"{canonical}-{version}.tar",
         url=f"{endpoint()}tarballs/{canonical}-{quote(version, safe='+')}.tar",
         unpack=Unpack("tar", inner_member="contents.tar.gz"),
-        verification=Verification("digest", "sha256", checksum.lower(), listing.source),
+        verification=Verification("digest", "sha256", checksum, listing.source),
         headers={"User-Agent": USER_AGENT},
     )
 
 
 # --- the signed registry: {repo}packages/NAME (mirror-friendly) ---------------------------------
 
-# EMSA-PKCS1-v1_5's DigestInfo prefix for SHA-512 (RFC 8017 §9.2, note 1).
-_SHA512_INFO = bytes.fromhex("3051300d060960864801650304020305000440")
 REGISTRY_CAP = 16 * 1024 * 1024
 KEY_VARIABLE = "CODENAV_HEX_PUBLIC_KEY"
 
@@ -272,54 +222,8 @@ def _fields(data: bytes) -> list[tuple[int, int | bytes]]:
     return out
 
 
-def _der(data: bytes, at: int = 0) -> tuple[int, bytes, int]:
-    """One DER element at ``at``: (tag, contents, offset after it)."""
-    tag, length = data[at], data[at + 1]
-    at += 2
-    if length & 0x80:
-        count = length & 0x7F
-        length = int.from_bytes(data[at:at + count], "big")
-        at += count
-    if at + length > len(data):
-        raise ValueError("truncated DER")
-    return tag, data[at:at + length], at + length
-
-
-def public_key(pem: str) -> tuple[int, int]:
-    """(n, e) of an RSA public key in PEM (SubjectPublicKeyInfo or PKCS#1)."""
-    import base64
-
-    body = "".join(line for line in pem.strip().splitlines() if line and not line.startswith("-----"))
-    der = base64.b64decode(body, validate=True)
-    tag, seq, _ = _der(der)
-    first, inner, after = _der(seq)
-    if first == 0x30:  # SubjectPublicKeyInfo: the algorithm, then a BIT STRING holding PKCS#1
-        tag, bits, _ = _der(seq, after)
-        if tag != 0x03:
-            raise ValueError("no key bits")
-        tag, seq, _ = _der(bits[1:])
-    tag, n, after = _der(seq)
-    tag, e, _ = _der(seq, after)
-    return int.from_bytes(n, "big"), int.from_bytes(e, "big")
-
-
-def rsa_sha512_verify(payload: bytes, signature: bytes, key: tuple[int, int]) -> bool:
-    """RSASSA-PKCS1-v1_5 with SHA-512, as hex_core signs the registry."""
-    import hashlib
-    import hmac
-
-    n, e = key
-    size = (n.bit_length() + 7) // 8
-    if len(signature) != size:
-        return False
-    encoded = pow(int.from_bytes(signature, "big"), e, n).to_bytes(size, "big")
-    digest = _SHA512_INFO + hashlib.sha512(payload).digest()
-    expected = b"\x00\x01" + b"\xff" * (size - len(digest) - 3) + b"\x00" + digest
-    return hmac.compare_digest(encoded, expected)
-
-
 def _repository_key(repo: str) -> tuple[int, int]:
-    from .. import net
+    from .signatures import rsa_public_key
 
     pem = os.environ.get(KEY_VARIABLE, "")
     if pem and "-----BEGIN" not in pem:
@@ -330,14 +234,9 @@ def _repository_key(repo: str) -> tuple[int, int]:
             raise CodenavError("CONFIG_ERROR", f"{KEY_VARIABLE} names no readable PEM file",
                                details={"action": f"set {KEY_VARIABLE} to the repository's public key"}) from None
     if not pem:
-        resp = net.request("GET", f"{repo}public_key", what=WHAT, headers={"User-Agent": USER_AGENT},
-                           redirects="https", timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"),
-                           max_bytes=64 * 1024)
-        if resp.status != 200:
-            raise net.status_error(WHAT, resp)
-        pem = resp.body.decode("ascii", "replace")
+        pem = _HTTP.get_ok(f"{repo}public_key", 64 * 1024).body.decode("ascii", "replace")
     try:
-        return public_key(pem)
+        return rsa_public_key(pem)
     except (ValueError, IndexError):
         raise CodenavError("CONFIG_ERROR" if os.environ.get(KEY_VARIABLE) else "PROTOCOL_ERROR",
                            "the Hex repository's public key is not an RSA public key in PEM") from None
@@ -347,15 +246,11 @@ def _registry_listing(name: str) -> _Listing:
     import gzip
     import zlib
 
-    from .. import net
+    from .signatures import rsa_sha512_verify
 
     repo = endpoint()
-    resp = net.request("GET", f"{repo}packages/{name}", what=WHAT, headers={"User-Agent": USER_AGENT},
-                       redirects="https", timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"),
-                       max_bytes=REGISTRY_CAP)
-    if resp.status != 200:
-        raise net.status_error(WHAT, resp, not_found=CodenavError(
-            "NOT_FOUND", f"Hex package {name!r} was not found", details={"action": "check the package name"}))
+    resp = _HTTP.get_ok(f"{repo}packages/{name}", REGISTRY_CAP, not_found=CodenavError(
+        "NOT_FOUND", f"Hex package {name!r} was not found", details={"action": "check the package name"}))
     try:
         inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
         signed = dict(_fields(inflate.decompress(resp.body, REGISTRY_CAP)))
@@ -363,8 +258,8 @@ def _registry_listing(name: str) -> _Listing:
         if not isinstance(payload, bytes) or not isinstance(signature, bytes):
             raise ValueError("not a Signed message")
     except (ValueError, KeyError, zlib.error, gzip.BadGzipFile):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent a registry file for {name!r} that is not a "
-                           "gzipped, signed protobuf") from None
+        raise protocol_error(f"{WHAT} sent a registry file for {name!r} that is not a gzipped, signed "
+                             "protobuf") from None
     if not rsa_sha512_verify(payload, signature, _repository_key(repo)):
         raise CodenavError("INTEGRITY_ERROR", f"the registry file of {name!r} is not signed by the repository's key",
                            details={"action": f"check {KEY_VARIABLE} and the repository URL"})
@@ -385,6 +280,5 @@ def _registry_listing(name: str) -> _Listing:
             outer = next((v for k, v in release if k == 5), None)
             checksums[version] = outer.hex() if isinstance(outer, bytes) and len(outer) == 32 else None
     except (ValueError, StopIteration, UnicodeDecodeError, AttributeError):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent a signed registry file that does not describe "
-                           f"{name!r}") from None
+        raise protocol_error(f"{WHAT} sent a signed registry file that does not describe {name!r}") from None
     return _Listing(name, versions, retired, checksums.get, "the outer checksum in the signed registry")

@@ -1,7 +1,7 @@
 """Maven: ``group:artifact`` names, where the repository is, and metadata -> sources jar (SPEC §3).
 
-Everything codenav knows about Maven repositories is here (the registry protocol of
-registries/__init__.py; reference §3):
+Everything codenav knows about Maven repositories is here (the registry contract of
+registries/base.py; reference §3):
 
 - names: ``groupId:artifactId`` of letters, digits and ``._-``; repository paths are
   case-sensitive, so a name is used and echoed exactly as given;
@@ -20,23 +20,21 @@ registries/__init__.py; reference §3):
   from the same origin as the file, which the echo says;
 - unpack: a jar has no top folder; nothing is stripped.
 
-XML (the metadata, settings.xml) is read through xmlsafe: a size cap, no DTD. Only ``os`` is
-imported at load: a warm call validates the name and finds the endpoint here.
+XML (the metadata, settings.xml) is read through xmlsafe: a size cap, no DTD.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError, invalid
-from . import clean
+from ..errors import CodenavError, invalid, protocol_error
+from .base import Client, ladder, latest, version_not_found
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
     from .artifact import Artifact
 
 PREFIX = "maven"
-ALIASES: tuple[str, ...] = ()
 WHAT = "the Maven repository"
 ENDPOINT_VARIABLE = "CODENAV_MAVEN_REPOSITORY"
 DEFAULT_REPOSITORY = "https://repo.maven.apache.org/maven2/"  # Maven's built-in "central"
@@ -45,6 +43,7 @@ _ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ01234
 _SIDE_FILES = (("sha512", 128), ("sha256", 64), ("sha1", 40))
 _METADATA_CAP = 16 * 1024 * 1024
 _SIDE_FILE_CAP = 64 * 1024
+_HTTP = Client(WHAT)
 
 
 # --- names and versions ------------------------------------------------------------------------
@@ -250,10 +249,7 @@ class MavenVersion:
 # --- the endpoint ------------------------------------------------------------------------------
 
 def endpoint() -> str:
-    if os.environ.get(ENDPOINT_VARIABLE):
-        return clean(os.environ[ENDPOINT_VARIABLE])
-    mirror = _settings_mirror()
-    return clean(mirror) if mirror else DEFAULT_REPOSITORY
+    return ladder((ENDPOINT_VARIABLE,), _settings_mirror, DEFAULT_REPOSITORY)
 
 
 def _settings_files() -> list[str]:
@@ -268,20 +264,12 @@ def _settings_files() -> list[str]:
 def _settings_mirror() -> str | None:
     """The URL of the mirror that settings.xml puts in front of ``central``, if any."""
     mirrors: list[tuple[str, str, str]] = []  # (id, mirrorOf, url) in merge order
-    for path in _settings_files():
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(1024 * 1024 + 1)
-        except OSError:
-            continue
-        if b"mirror" not in data:
-            continue  # the usual case, decided without an XML parser
-        from . import xmlsafe
+    from . import xmlsafe
 
-        try:
-            root = xmlsafe.parse(data, "settings.xml", cap=1024 * 1024)
-        except ValueError:
-            continue  # Maven would stop on it; codenav falls back to the next source
+    for path in _settings_files():
+        root = xmlsafe.config_file(path, "settings.xml", mentions=b"mirror")
+        if root is None:
+            continue
         seen = {m[0] for m in mirrors}
         for mirror in root.iterfind("mirrors/mirror"):
             ident = xmlsafe.text(mirror, "id") or "default"  # Maven's default mirror id
@@ -334,19 +322,12 @@ def _directory(base: str, name: str) -> str:
     return f"{base}{group.replace('.', '/')}/{artifact}/"
 
 
-def _get(url: str, cap: int) -> object:
-    from .. import net
-
-    return net.request("GET", url, what=WHAT, redirects="https",
-                       timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=cap)
-
-
 def _versions(name: str, directory: str) -> list[str]:
     """The versions maven-metadata.xml lists, in deploy order."""
     from .. import net
     from . import xmlsafe
 
-    resp = _get(directory + "maven-metadata.xml", _METADATA_CAP)
+    resp = _HTTP.get(directory + "maven-metadata.xml", _METADATA_CAP)
     if resp.status in (404, 410):
         raise CodenavError("NOT_FOUND", f"Maven artifact {name!r} was not found in the repository",
                            details={"action": "check the groupId:artifactId (both are case-sensitive)"})
@@ -355,23 +336,20 @@ def _versions(name: str, directory: str) -> list[str]:
     try:
         root = xmlsafe.parse(resp.body, f"the maven-metadata.xml of {name}")
     except ValueError as exc:
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent metadata that cannot be read: {exc}") from None
+        raise protocol_error(f"{WHAT} sent metadata that cannot be read: {exc}") from None
     listed = root.find("versioning/versions") if root.tag == "metadata" else None
     if listed is None:
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent a maven-metadata.xml for {name!r} without versions")
+        raise protocol_error(f"{WHAT} sent a maven-metadata.xml for {name!r} without versions")
     versions = [v.text.strip() for v in listed.iterfind("version") if v.text and v.text.strip()]
     return [v for v in versions if is_exact(v)]  # a release repository holds no SNAPSHOT
 
 
 def _choose(name: str, versions: list[str], wanted: str | None) -> str:
-    from .versions import nearest_first
-
-    finals = [v for v in versions if not is_prerelease(v)]
-    latest = max(finals or versions, key=MavenVersion) if versions else None
+    newest = latest(versions, MavenVersion, prerelease=is_prerelease)
     if wanted is None:
-        if latest is None:
+        if newest is None:
             raise CodenavError("NOT_FOUND", f"Maven artifact {name!r} lists no released version")
-        return latest
+        return newest
     if wanted in versions:
         return wanted
     # Another spelling of the same version ("2.0" for "2.0.0") names the one deployed; paths
@@ -379,12 +357,8 @@ def _choose(name: str, versions: list[str], wanted: str | None) -> str:
     same = [v for v in versions if MavenVersion(v) == MavenVersion(wanted)]
     if same:
         return same[0]
-    raise CodenavError(
-        "VERSION_NOT_FOUND",
-        f"Maven artifact {name!r} has no version {wanted!r}" + (f"; latest is {latest}" if latest else ""),
-        details={"availableVersions": nearest_first(versions, wanted, MavenVersion), "latest": latest,
-                 "action": "pick one of availableVersions, or omit the version for latest"},
-    )
+    raise version_not_found(f"Maven artifact {name!r} has no version {wanted!r}", wanted, versions, newest,
+                            MavenVersion)
 
 
 def _side_file(url: str, filename: str) -> tuple[str, str] | None:
@@ -392,7 +366,7 @@ def _side_file(url: str, filename: str) -> tuple[str, str] | None:
     from .. import net
 
     for algorithm, length in _SIDE_FILES:
-        resp = _get(f"{url}.{algorithm}", _SIDE_FILE_CAP)
+        resp = _HTTP.get(f"{url}.{algorithm}", _SIDE_FILE_CAP)
         if resp.status in (404, 410):
             continue
         if resp.status != 200:
@@ -401,15 +375,14 @@ def _side_file(url: str, filename: str) -> tuple[str, str] | None:
         for token in resp.body.decode("ascii", "replace").replace("=", " ").split():
             if len(token) == length and all(c in "0123456789abcdefABCDEF" for c in token):
                 return algorithm, token.lower()
-        raise CodenavError("PROTOCOL_ERROR", f"the .{algorithm} side file of {filename} holds no {algorithm} digest")
+        raise protocol_error(f"the .{algorithm} side file of {filename} holds no {algorithm} digest")
     return None
 
 
 def _exists(url: str) -> bool:
     from .. import net
 
-    resp = net.request("HEAD", url, what=WHAT, redirects="https",
-                       timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=_SIDE_FILE_CAP)
+    resp = _HTTP.get(url, _SIDE_FILE_CAP, method="HEAD")
     if resp.status == 429 or resp.status >= 500:
         raise net.status_error(WHAT, resp)
     return resp.status == 200

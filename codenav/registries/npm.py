@@ -1,6 +1,6 @@
 """npm: names, exact versions, where the registry is, and packument -> tarball (SPEC §3).
 
-Everything codenav knows about npm is here (the registry protocol of registries/__init__.py):
+Everything codenav knows about npm is here (the registry contract of registries/base.py):
 
 - names: ``(@scope/)?name`` of letters, digits and ``._~-``, kept as given;
 - exact versions: ``MAJOR.MINOR.PATCH[-PRE][+BUILD]`` (cached forever; a dist-tag is not);
@@ -18,30 +18,27 @@ Everything codenav knows about npm is here (the registry protocol of registries/
   so the extracted-bytes limit is decided before the tarball is downloaded;
 - unpack: the first path component of every entry is stripped, whatever it is called, as
   npm itself does.
-
-Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError, invalid
-from . import ask, cached, clean
+from ..errors import CodenavError, invalid, protocol_error
+from .base import Client, ask, cached, is_semver, ladder, nearest_first, version_not_found
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
     from .artifact import Artifact
 
 PREFIX = "npm"
-ALIASES: tuple[str, ...] = ()
 WHAT = "the npm registry"
 PACKAGE_MANAGER = "npm"  # whose trust, proxy and strict-ssl settings apply (config/trust.py)
 ENDPOINT_VARIABLE = "CODENAV_NPM_REGISTRY"
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _NAME_CHARS = _ALNUM | frozenset("._~-")
-_SEMVER_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-")
+_HTTP = Client(WHAT, manager=PACKAGE_MANAGER)
 ACCEPT = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8"
 _SRI_ORDER = ("sha512", "sha384", "sha256")
 
@@ -64,28 +61,17 @@ def normalize_name(name: str) -> str:
     return name
 
 
-def is_exact(version: str) -> bool:
-    """``MAJOR.MINOR.PATCH[-PRERELEASE][+BUILD]``: a version no publish can move (no dist-tag)."""
-    core, plus, build = version.partition("+")
-    if plus and not _semver_word(build):
-        return False
-    core, dash, pre = core.partition("-")
-    if dash and not _semver_word(pre):
-        return False
-    numbers = core.split(".")
-    return len(numbers) == 3 and all(n.isascii() and n.isdigit() for n in numbers)
+is_exact = is_semver  # MAJOR.MINOR.PATCH[-PRE][+BUILD]: a version no publish can move (a dist-tag can)
 
 
-def is_plain_version(version: str) -> bool:
+def is_clean_semver(version: str) -> bool:
     """``MAJOR.MINOR.PATCH`` in digits without leading zeros, each below 2**53: an exact version
-    that is its own clean form (tests/test_warm_path.py checks this against semver)."""
+    that is its own clean form, decided without semver's grammar (narrower than the contract's
+    ``base.is_plain_version``, which also admits ``v1.2.3`` or ``1.2.3-rc.1``; tests/test_cold_path.py
+    checks it against semver)."""
     numbers = version.split(".")
     return len(numbers) == 3 and all(n.isascii() and n.isdigit() and len(n) <= 15 and (n == "0" or n[0] != "0")
                                      for n in numbers)
-
-
-def _semver_word(text: str) -> bool:
-    return bool(text) and set(text) <= _SEMVER_WORD
 
 
 def classify_version(version: str) -> str:
@@ -98,21 +84,22 @@ def classify_version(version: str) -> str:
 
 
 def version_key(version: str) -> tuple:
-    """The order of availableVersions: semver precedence."""
-    from .versions import semver_key
+    """The order of availableVersions: node-semver's."""
+    from .semver import sort_key
 
-    return semver_key(version)
+    return sort_key(version)
 
 
 # --- the endpoint ------------------------------------------------------------------------------
 
 def endpoint() -> str:
-    if os.environ.get(ENDPOINT_VARIABLE):
-        return clean(os.environ[ENDPOINT_VARIABLE])
+    return ladder((ENDPOINT_VARIABLE,), _configured,
+                  lambda: cached("npm", _ask_npm, ENDPOINT_VARIABLE, "npm registry", "npm"))
+
+
+def _configured() -> str | None:
     rc = _npmrc().get("registry")  # every layer, the npm_config_* variables on top
-    if isinstance(rc, str) and rc:
-        return clean(rc)
-    return cached("npm", _ask_npm, ENDPOINT_VARIABLE, "npm registry", "npm")
+    return rc if isinstance(rc, str) else None
 
 
 def _ask_npm() -> str | None:
@@ -161,13 +148,9 @@ def packument_url(registry: str, name: str) -> str:
 
 
 def resolve(name: str, wanted: str | None) -> Artifact:
-    import json
-
-    from .. import net
-
     registry = endpoint()
     what = WHAT
-    if wanted and is_plain_version(wanted):
+    if wanted and is_clean_semver(wanted):
         kind = "exact"  # what semver.classify and semver.clean say of it, without compiling their grammar
     else:
         from . import semver
@@ -183,26 +166,14 @@ def resolve(name: str, wanted: str | None) -> Artifact:
         if found is not None:
             return found
     from . import semver
-    from .versions import nearest_first, semver_is_prerelease, semver_key
 
     url = packument_url(registry, name)
-    headers = {"Accept": ACCEPT, **auth_headers(url)}
-    resp = net.request(
-        "GET", url, what=what, headers=headers, redirects="https",
-        timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=64 * 1024 * 1024,
-        manager=PACKAGE_MANAGER,
-    )
-    if resp.status != 200:
-        raise net.status_error(what, resp, not_found=CodenavError(
-            "NOT_FOUND", f"npm package {name!r} was not found in the registry",
-            details={"action": "check the package name (scoped names look like @scope/name)"},
-        ))
-    try:
-        doc = json.loads(resp.body)
-    except ValueError:
-        raise CodenavError("PROTOCOL_ERROR", f"{what} sent a packument for {name!r} that is not JSON") from None
+    missing = CodenavError("NOT_FOUND", f"npm package {name!r} was not found in the registry",
+                           details={"action": "check the package name (scoped names look like @scope/name)"})
+    doc = _HTTP.json(url, 64 * 1024 * 1024, f"a packument for {name!r}",
+                     headers={"Accept": ACCEPT, **auth_headers(url)}, not_found=missing)
     if not isinstance(doc, dict) or not isinstance(doc.get("versions"), dict):
-        raise CodenavError("PROTOCOL_ERROR", f"{what} sent a packument for {name!r} without versions")
+        raise protocol_error(f"{what} sent a packument for {name!r} without versions")
     versions: dict = doc["versions"]
     tags = doc.get("dist-tags") if isinstance(doc.get("dist-tags"), dict) else {}
     latest = tags.get("latest")
@@ -213,12 +184,12 @@ def resolve(name: str, wanted: str | None) -> Artifact:
         picked = semver.pick(versions, tags, wanted)
         if picked is None:
             satisfying = [v for v in versions if semver.satisfies(v, wanted, loose=True, include_prerelease=True)]
-            others = nearest_first([v for v in versions if v not in satisfying and not semver_is_prerelease(v)]
-                                   or [v for v in versions if v not in satisfying], None, semver_key)
+            others = nearest_first([v for v in versions if v not in satisfying and not semver.is_prerelease(v)]
+                                   or [v for v in versions if v not in satisfying], None, semver.sort_key)
             raise CodenavError(
                 "VERSION_NOT_FOUND",
                 f"npm package {name!r} has no version matching {wanted!r}" + (f"; latest is {latest}" if latest else ""),
-                details={"availableVersions": (sorted(satisfying, key=semver_key, reverse=True) + others)[:20],
+                details={"availableVersions": (sorted(satisfying, key=semver.sort_key, reverse=True) + others)[:20],
                          "latest": latest,
                          "action": "pick one of availableVersions, widen the range, or omit the version for latest"},
             )
@@ -226,16 +197,9 @@ def resolve(name: str, wanted: str | None) -> Artifact:
     if version not in versions and version in tags:
         version = tags[version]  # a dist-tag names a version
     if version not in versions:
-        available = nearest_first(
-            [v for v in versions if not semver_is_prerelease(v)] or list(versions), wanted, semver_key
-        )
-        raise CodenavError(
-            "VERSION_NOT_FOUND",
-            f"npm package {name!r} has no version or dist-tag {version!r}"
-            + (f"; latest is {latest}" if latest else ""),
-            details={"availableVersions": available, "latest": latest,
-                     "action": "pick one of availableVersions, or omit the version for latest"},
-        )
+        raise version_not_found(f"npm package {name!r} has no version or dist-tag {version!r}", wanted,
+                                [v for v in versions if not semver.is_prerelease(v)] or list(versions), latest,
+                                semver.sort_key)
     return _artifact(name, version, versions[version], what)
 
 
@@ -248,11 +212,7 @@ def _version_document(registry: str, name: str, wanted: str, what: str) -> Artif
     from .. import net
 
     url = packument_url(registry, name) + "/" + quote(wanted, safe="")
-    resp = net.request(
-        "GET", url, what=what, headers={"Accept": "application/json", **auth_headers(url)},
-        redirects="https", timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=4 * 1024 * 1024,
-        manager=PACKAGE_MANAGER,
-    )
+    resp = _HTTP.get(url, 4 * 1024 * 1024, headers={"Accept": "application/json", **auth_headers(url)})
     if resp.status == 429 or resp.status >= 500:
         raise net.status_error(what, resp)
     if resp.status != 200:
@@ -275,7 +235,7 @@ def _artifact(name: str, version: str, manifest: object, what: str) -> Artifact:
 
     dist = manifest.get("dist") if isinstance(manifest, dict) else None
     if not isinstance(dist, dict) or not isinstance(dist.get("tarball"), str):
-        raise CodenavError("PROTOCOL_ERROR", f"{what} lists {name}@{version} without a tarball")
+        raise protocol_error(f"{what} lists {name}@{version} without a tarball")
     algorithm, digest = _integrity(dist, name, version)
     tarball = dist["tarball"]
     return Artifact(

@@ -1,7 +1,7 @@
 """NuGet (v3): package ids, where the feed is, and registration -> .nupkg (SPEC §3, reference §5).
 
-Everything codenav knows about NuGet feeds is here (the registry protocol of
-registries/__init__.py):
+Everything codenav knows about NuGet feeds is here (the registry contract of
+registries/base.py):
 
 - names: NuGet ids (letters, digits, ``_``, runs separated by ``.``, ``-`` or ``_``, at most
   100 characters), case-insensitive: keyed lower-cased, echoed as the feed spells the id
@@ -20,28 +20,27 @@ registries/__init__.py):
   ``packageHash`` (SHA-512) is the digest checked; the .nupkg comes from the flat container;
 - unpack: an OPC zip with no top folder, listed as it is (``[Content_Types].xml``, ``_rels/``,
   ``package/``), entry names %-decoded and then held to every archive rule.
-
-Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError, invalid
-from . import clean
+from ..errors import CodenavError, invalid, protocol_error
+from .base import Client, clean, directories_up, ladder, latest, version_not_found
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
+    from ..net import Response
     from .artifact import Artifact
 
 PREFIX = "nuget"
-ALIASES: tuple[str, ...] = ()
 WHAT = "the NuGet feed"
 ENDPOINT_VARIABLE = "CODENAV_NUGET_SOURCE"
 DEFAULT_SOURCE = "https://api.nuget.org/v3/index.json"
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 _DOC_CAP = 32 * 1024 * 1024
+_HTTP = Client(WHAT, headers={"Accept": "application/json", "Accept-Encoding": "gzip"})
 _REGISTRATION_TYPES = ("RegistrationsBaseUrl/3.6.0", "RegistrationsBaseUrl/Versioned", "RegistrationsBaseUrl/3.4.0",
                        "RegistrationsBaseUrl/3.0.0-rc", "RegistrationsBaseUrl")
 
@@ -101,9 +100,11 @@ def version_key(version: str) -> tuple:
 # --- the endpoint ------------------------------------------------------------------------------
 
 def endpoint() -> str:
-    configured = os.environ.get(ENDPOINT_VARIABLE) or _config_source()
-    if not configured:
-        return DEFAULT_SOURCE
+    return ladder((ENDPOINT_VARIABLE,), _config_source, DEFAULT_SOURCE, tidy=_service_index)
+
+
+def _service_index(configured: str) -> str:
+    """A service index URL (ending in ``.json``) as it is; a base URL gets ``index.json``."""
     configured = configured.strip().strip('"').strip("'")
     if configured.lower().endswith(".json"):
         return configured
@@ -114,15 +115,7 @@ def _config_files() -> list[str]:
     """Farthest first: the user's NuGet.Config, then each directory from the root down to here."""
     user = os.path.join(os.path.expanduser("~"), ".nuget", "NuGet", "NuGet.Config")
     files = [user]
-    directory = os.getcwd()
-    chain = []
-    while True:
-        chain.append(directory)
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            break
-        directory = parent
-    for directory in reversed(chain):
+    for directory in reversed(directories_up(os.getcwd())):
         for spelling in ("nuget.config", "NuGet.config", "NuGet.Config"):
             path = os.path.join(directory, spelling)
             if os.path.isfile(path) and path not in files:
@@ -135,18 +128,12 @@ def _config_source() -> str | None:
     """The first enabled v3 package source of the NuGet.Config files (the closest file's first)."""
     sources: list[tuple[str, str, str | None]] = []  # (key, url, protocolVersion), closest file first
     disabled: set[str] = set()
-    for path in _config_files():
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read(1024 * 1024 + 1)
-        except OSError:
-            continue
-        from . import xmlsafe
+    from . import xmlsafe
 
-        try:
-            root = xmlsafe.parse(data.removeprefix(b"\xef\xbb\xbf"), "NuGet.Config", cap=1024 * 1024)
-        except ValueError:
-            continue  # nuget would stop on it; codenav falls back to the next source
+    for path in _config_files():
+        root = xmlsafe.config_file(path, "NuGet.Config")
+        if root is None:
+            continue
         here: list[tuple[str, str, str | None]] = []
         section = root.find("packageSources")
         if section is not None:
@@ -171,29 +158,17 @@ def _config_source() -> str | None:
 # --- resolve: service index -> registration -> catalog leaf -> artifact (indexer side) ---------
 
 def _get_json(url: str, what: str, *, not_found: CodenavError | None = None) -> object:
-    import json
-
-    from .. import net
-
-    resp = net.request("GET", url, what=WHAT, headers={"Accept": "application/json", "Accept-Encoding": "gzip"},
-                       redirects="https", timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"),
-                       max_bytes=_DOC_CAP)
-    if resp.status != 200:
-        raise net.status_error(WHAT, resp, not_found=not_found)
-    body = resp.body
-    try:
-        # Registrations are served with Content-Encoding: gzip, which codenav's HTTP layer
-        # does not undo; the magic bytes decide (JSON never starts with them).
-        if body[:2] == b"\x1f\x8b":
-            body = _gunzip(body)
-        return json.loads(body)
-    except (ValueError, OSError, EOFError):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent {what} that is not JSON") from None
+    return _HTTP.json(url, _DOC_CAP, what, not_found=not_found, body=_gunzipped)
 
 
-def _gunzip(data: bytes) -> bytes:
+def _gunzipped(resp: Response) -> bytes:
+    """Registrations are served with Content-Encoding: gzip, which codenav's HTTP layer does
+    not undo; the magic bytes decide (JSON never starts with them)."""
     import zlib
 
+    data = resp.body
+    if data[:2] != b"\x1f\x8b":
+        return data
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
         out = inflater.decompress(data, _DOC_CAP + 1)
@@ -211,7 +186,7 @@ def _services(index_url: str) -> tuple[str, str]:
     doc = _get_json(index_url, "a service index")
     resources = doc.get("resources") if isinstance(doc, dict) else None
     if not isinstance(resources, list):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent a service index without resources")
+        raise protocol_error(f"{WHAT} sent a service index without resources")
     by_type: dict[str, str] = {}
     for resource in resources:
         if isinstance(resource, dict) and isinstance(resource.get("@id"), str):
@@ -222,8 +197,7 @@ def _services(index_url: str) -> tuple[str, str]:
     flat = by_type.get("PackageBaseAddress/3.0.0")
     registration = next((by_type[k] for k in _REGISTRATION_TYPES if k in by_type), None)
     if not flat or not registration:
-        raise CodenavError("PROTOCOL_ERROR",
-                           f"{WHAT}'s service index names no PackageBaseAddress or RegistrationsBaseUrl resource")
+        raise protocol_error(f"{WHAT}'s service index names no PackageBaseAddress or RegistrationsBaseUrl resource")
     return clean(flat), clean(registration)
 
 
@@ -234,7 +208,7 @@ def _leaves(registration: str, lower_id: str, name: str) -> list[dict]:
     doc = _get_json(f"{registration}{lower_id}/index.json", "a registration index", not_found=not_found)
     pages = doc.get("items") if isinstance(doc, dict) else None
     if not isinstance(pages, list):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent a registration index for {name!r} without items")
+        raise protocol_error(f"{WHAT} sent a registration index for {name!r} without items")
     entries: list[dict] = []
     for page in pages:
         if not isinstance(page, dict):
@@ -244,7 +218,7 @@ def _leaves(registration: str, lower_id: str, name: str) -> list[dict]:
             fetched = _get_json(page["@id"], "a registration page")
             items = fetched.get("items") if isinstance(fetched, dict) else None
         if not isinstance(items, list):
-            raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent a registration page for {name!r} without items")
+            raise protocol_error(f"{WHAT} sent a registration page for {name!r} without items")
         for leaf in items:
             entry = leaf.get("catalogEntry") if isinstance(leaf, dict) else None
             if isinstance(entry, dict) and isinstance(entry.get("version"), str):
@@ -253,25 +227,16 @@ def _leaves(registration: str, lower_id: str, name: str) -> list[dict]:
 
 
 def _choose(name: str, entries: list[dict], wanted: str | None) -> dict:
-    from .versions import nearest_first
-
-    listed = [e for e in entries if e.get("listed", True) is not False]
-    finals = [e for e in listed if not is_prerelease(e["version"])]
-    best = max(finals or listed, key=lambda e: version_key(e["version"])) if listed else None
-    latest = best["version"] if best else None
+    listed = [e["version"] for e in entries if e.get("listed", True) is not False]
+    newest = latest(listed, version_key, prerelease=is_prerelease)
     if wanted is None:
-        if best is None:
+        if newest is None:
             raise CodenavError("NOT_FOUND", f"NuGet package {name!r} has no listed version")
-        return best
+        return next(e for e in entries if e["version"] == newest and e.get("listed", True) is not False)
     for entry in entries:  # pinned: unlisted versions too, as restore allows
         if normalized(entry["version"]) == normalized(wanted):
             return entry
-    raise CodenavError(
-        "VERSION_NOT_FOUND",
-        f"NuGet package {name!r} has no version {wanted!r}" + (f"; latest is {latest}" if latest else ""),
-        details={"availableVersions": nearest_first([e["version"] for e in listed], wanted, version_key),
-                 "latest": latest, "action": "pick one of availableVersions, or omit the version for latest"},
-    )
+    raise version_not_found(f"NuGet package {name!r} has no version {wanted!r}", wanted, listed, newest, version_key)
 
 
 def _package_hash(entry: dict, label: str) -> str:
@@ -280,10 +245,10 @@ def _package_hash(entry: dict, label: str) -> str:
     import binascii
 
     if not isinstance(entry.get("@id"), str):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} links no catalog leaf for {label}")
+        raise protocol_error(f"{WHAT} links no catalog leaf for {label}")
     leaf = _get_json(entry["@id"], "a catalog leaf")
     if not isinstance(leaf, dict):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent a catalog leaf for {label} that is not an object")
+        raise protocol_error(f"{WHAT} sent a catalog leaf for {label} that is not an object")
     algorithm = str(leaf.get("packageHashAlgorithm") or "").upper()
     encoded = leaf.get("packageHash")
     if algorithm != "SHA512" or not isinstance(encoded, str):
@@ -294,7 +259,7 @@ def _package_hash(entry: dict, label: str) -> str:
     except (binascii.Error, ValueError):
         digest = b""
     if len(digest) != 64:
-        raise CodenavError("PROTOCOL_ERROR", f"the catalog's packageHash for {label} is not a base64 SHA-512")
+        raise protocol_error(f"the catalog's packageHash for {label} is not a base64 SHA-512")
     return digest.hex()
 
 

@@ -1,8 +1,8 @@
 """Packagist (Composer): ``vendor/package`` names, where the repository is, and p2 metadata ->
 dist zip (SPEC §3, reference §7).
 
-Everything codenav knows about Composer repositories is here (the registry protocol of
-registries/__init__.py):
+Everything codenav knows about Composer repositories is here (the registry contract of
+registries/base.py):
 
 - names: ``vendor/package`` as Composer validates them, lower case (Composer names are);
 - versions: a pin matches a release as published (``v3.7.0``), without its ``v``, or by
@@ -21,15 +21,14 @@ registries/__init__.py):
   has none (zipballs are made on the fly): the target then says ``verified: false`` and names
   the git reference the zip is of — never a pretended check;
 - unpack: the zip's one top folder (``{Owner}-{repo}-{sha7}/``) is stripped, as Composer does.
-
-Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError, invalid
+from ..errors import CodenavError, invalid, protocol_error
+from .base import Client, ladder, latest, version_not_found
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -42,6 +41,7 @@ ENDPOINT_VARIABLE = "CODENAV_COMPOSER_REPOSITORY"
 DEFAULT_REPOSITORY = "https://repo.packagist.org/"
 _LOWER = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 _DOC_CAP = 64 * 1024 * 1024
+_HTTP = Client(WHAT, headers={"Accept": "application/json"})
 _GITHUB_HOSTS = ("api.github.com", "codeload.github.com", "github.com")
 # Composer's stabilities, lowest first; "stable" is a release without a suffix.
 _STABILITY = {"dev": 0, "alpha": 1, "beta": 2, "rc": 3, "stable": 4, "patch": 5}
@@ -138,12 +138,7 @@ def is_stable(version: str) -> bool:
 # --- the endpoint ------------------------------------------------------------------------------
 
 def endpoint() -> str:
-    from . import clean
-
-    if os.environ.get(ENDPOINT_VARIABLE):
-        return clean(os.environ[ENDPOINT_VARIABLE])
-    configured = _config_repository()
-    return clean(configured) if configured else DEFAULT_REPOSITORY
+    return ladder((ENDPOINT_VARIABLE,), _config_repository, DEFAULT_REPOSITORY)
 
 
 def _composer_home() -> str:
@@ -192,23 +187,6 @@ def _github_headers(url: str) -> dict[str, str]:
 
 # --- resolve: packages.json -> p2 file -> dist (indexer side) -----------------------------------
 
-def _get_json(url: str, what: str, *, not_found: CodenavError | None = None) -> object | None:
-    import json
-
-    from .. import net
-
-    resp = net.request("GET", url, what=WHAT, headers={"Accept": "application/json"}, redirects="https",
-                       timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=_DOC_CAP)
-    if resp.status == 404 and not_found is None:
-        return None
-    if resp.status != 200:
-        raise net.status_error(WHAT, resp, not_found=not_found)
-    try:
-        return json.loads(resp.body)
-    except ValueError:
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent {what} that is not JSON") from None
-
-
 def expand(versions: list) -> list[dict]:
     """Composer's MetadataMinifier::expand: each entry overwrites the previous expanded one's
     top-level keys (nested objects replaced whole); ``"__unset"`` deletes a key."""
@@ -243,16 +221,12 @@ def _mirror_url(template: str, name: str, entry: dict, dist: dict) -> str:
 
 
 def _choose(name: str, entries: list[dict], wanted: str | None) -> dict:
-    from .versions import nearest_first
-
     releases = [e for e in entries if isinstance(e.get("version"), str) and is_exact(e["version"])]
-    stable = [e for e in releases if is_stable(e["version"])]
-    best = max(stable or releases, key=lambda e: version_key(e["version"])) if releases else None
-    latest = best["version"] if best else None
+    newest = latest([e["version"] for e in releases], version_key, prerelease=lambda v: not is_stable(v))
     if wanted is None:
-        if best is None:
+        if newest is None:
             raise CodenavError("NOT_FOUND", f"Composer package {name!r} has no tagged release")
-        return best
+        return next(e for e in releases if e["version"] == newest)
     target = normalized(wanted)
     for entry in releases:
         if wanted in (entry["version"], entry["version"][1:] if entry["version"][:1] in "vV" else None):
@@ -261,12 +235,8 @@ def _choose(name: str, entries: list[dict], wanted: str | None) -> dict:
         published = entry.get("version_normalized") or normalized(entry["version"])
         if target is not None and isinstance(published, str) and published.lower() == target.lower():
             return entry
-    raise CodenavError(
-        "VERSION_NOT_FOUND",
-        f"Composer package {name!r} has no release {wanted!r}" + (f"; latest is {latest}" if latest else ""),
-        details={"availableVersions": nearest_first([e["version"] for e in releases], wanted, version_key),
-                 "latest": latest, "action": "pick one of availableVersions, or omit the version for latest"},
-    )
+    raise version_not_found(f"Composer package {name!r} has no release {wanted!r}", wanted,
+                            [e["version"] for e in releases], newest, version_key)
 
 
 def resolve(name: str, wanted: str | None) -> Artifact:
@@ -276,19 +246,20 @@ def resolve(name: str, wanted: str | None) -> Artifact:
     from .artifact import Artifact, Unpack, Verification
 
     base = endpoint()
-    root = _get_json(urljoin(base, "packages.json"), "a packages.json")
+    root = _HTTP.json(urljoin(base, "packages.json"), _DOC_CAP, "a packages.json", missing_ok=True)
     root = root if isinstance(root, dict) else {}
     template = root.get("metadata-url") if isinstance(root.get("metadata-url"), str) else "/p2/%package%.json"
     not_found = CodenavError("NOT_FOUND", f"Composer package {name!r} was not found in the repository",
                              details={"action": "check the vendor/package name"})
-    doc = _get_json(urljoin(base, template.replace("%package%", name)), "package metadata", not_found=not_found)
+    doc = _HTTP.json(urljoin(base, template.replace("%package%", name)), _DOC_CAP, "package metadata",
+                     not_found=not_found)
     listed = doc.get("packages", {}).get(name) if isinstance(doc, dict) and isinstance(doc.get("packages"), dict) else None
     if not isinstance(listed, list):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent metadata for {name!r} without its versions")
+        raise protocol_error(f"{WHAT} sent metadata for {name!r} without its versions")
     try:
         entries = expand(listed) if doc.get("minified") == "composer/2.0" else [e for e in listed if isinstance(e, dict)]
     except ValueError:
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent minified metadata for {name!r} that cannot be expanded") from None
+        raise protocol_error(f"{WHAT} sent minified metadata for {name!r} that cannot be expanded") from None
     entry = _choose(name, entries, wanted)
     version = entry["version"]
     dist = entry.get("dist")

@@ -118,9 +118,24 @@ def parse(text: str) -> Version | None:
 
 
 def sort_key(text: str) -> tuple:
-    """A key sorting versions in PEP 440 order, anything unparseable first."""
+    """A key sorting versions in PEP 440 order, anything unparseable first: the one order of
+    PyPI versions (local labels after the public version, ``v1.0`` = ``1.0``), checked against
+    pip's vendored packaging in the tests."""
     v = parse(text)
     return (1, v.key()) if v else (0, ())
+
+
+def release(text: str) -> tuple:
+    """What names one release: equal for two spellings of it (``1.0``, ``1.0.0``, ``v1.0``),
+    the text itself for a string that is no PEP 440 version."""
+    v = parse(text)
+    return (1, v.key()) if v else (0, text)
+
+
+def is_final(text: str) -> bool:
+    """A version that is neither a pre- nor a dev release (post-releases are final)."""
+    v = parse(text)
+    return v is not None and not v.is_prerelease
 
 
 # -- specifiers ---------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """PyPI: names, where the index is, and the simple repository API -> one file (SPEC §3).
 
-Everything codenav knows about PyPI is here (the registry protocol of registries/__init__.py):
+Everything codenav knows about PyPI is here (the registry contract of registries/base.py):
 
 - names: PEP 508 names, PEP 503-normalised before use and echoed normalised;
 - versions: any named version is exact (cached forever); none means the newest final,
@@ -16,27 +16,25 @@ Everything codenav knows about PyPI is here (the registry protocol of registries
   download limit is decided before downloading;
 - unpack: a wheel is listed as it is; an sdist loses its one ``{name}-{version}/`` folder,
   also when that folder is spelled otherwise but normalises equal (``top_folder_matches``).
-
-Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError, invalid
-from . import ask, cached, clean
+from ..errors import CodenavError, invalid, protocol_error
+from .base import Client, ask, cached, ladder, nearest_first, require_digest, version_not_found
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
     from .artifact import Artifact
 
 PREFIX = "pypi"
-ALIASES: tuple[str, ...] = ()
 WHAT = "the Python package index"
 PACKAGE_MANAGER = "pip"  # whose trust, proxy and trusted-host settings apply (config/trust.py)
 ENDPOINT_VARIABLE = "CODENAV_PYPI_INDEX_URL"
 ACCEPT = "application/vnd.pypi.simple.v1+json, application/vnd.pypi.simple.latest+html;q=0.2, text/html;q=0.1"
+_HTTP = Client(WHAT, headers={"Accept": ACCEPT}, manager=PACKAGE_MANAGER)
 _SDIST_PATTERN = r"^(?P<name>.+?)-(?P<version>[^-]+)\.(?P<ext>tar\.gz|zip|tar\.bz2|tgz)$"
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
 _NAME_CHARS = _ALNUM | frozenset("._-")
@@ -92,24 +90,23 @@ def pinned(version: str) -> str:
 
 
 def version_key(version: str) -> tuple:
-    """The order of availableVersions: PEP 440."""
-    from .versions import pep440_key
+    """The order of availableVersions: PEP 440's, as pip sorts."""
+    from .pep440 import sort_key
 
-    return pep440_key(version)
+    return sort_key(version)
 
 
 # --- the endpoint ------------------------------------------------------------------------------
 
 def endpoint() -> str:
-    for var in (ENDPOINT_VARIABLE, "PIP_INDEX_URL"):
-        if os.environ.get(var):
-            return clean(os.environ[var])
+    return ladder((ENDPOINT_VARIABLE, "PIP_INDEX_URL"), _configured,
+                  lambda: cached("pypi", _ask_pip, ENDPOINT_VARIABLE, "Python package index", "pip"))
+
+
+def _configured() -> str | None:
     from ..config import pipconf
 
-    configured = pipconf.load().value("index-url")
-    if configured:
-        return clean(configured)
-    return cached("pypi", _ask_pip, ENDPOINT_VARIABLE, "Python package index", "pip")
+    return pipconf.load().value("index-url")
 
 
 def _ask_pip() -> str | None:
@@ -325,93 +322,83 @@ def top_folder_matches(artifact: Artifact, found: str) -> bool:
     """An sdist's top folder spelled unlike its file name is still its folder when name and
     version are equal after PEP 503 and PEP 440 normalisation (``ruamel_yaml_clib-0.2.15.tar.gz``
     holds ``ruamel.yaml.clib-0.2.15/``)."""
-    from .versions import canonical_pep440
+    from .pep440 import release
 
     folder_name, dash, folder_version = found.rpartition("-")
     return bool(dash) and pep503(folder_name) == pep503(artifact.name) and (
-        canonical_pep440(folder_version) == canonical_pep440(artifact.version))
+        release(folder_version) == release(artifact.version))
+
+
+def _pinned_release(wanted: str, spelling: dict[tuple, str]) -> tuple:
+    """The release a pin names: that version, else (a pin without a local label, ``2.1.0``)
+    its highest local build (``2.1.0+cpu``), as ``==2.1.0`` takes local builds in pip."""
+    from . import pep440
+
+    key = pep440.release(wanted)
+    if key in spelling or pep440.parse(wanted) is None or "+" in wanted:
+        return key
+    builds = [v for v in spelling.values() if pep440.contains(v, "==" + wanted, prereleases=True)]
+    return pep440.release(max(builds, key=pep440.sort_key)) if builds else key
 
 
 def resolve(name: str, wanted: str | None, artifact: str | None = None) -> Artifact:
-    import re
-
-    from .. import net
     from ..config.trust import insecure_note
+    from . import pep440
     from .artifact import Artifact, Unpack, Verification
-    from .versions import canonical_pep440, nearest_first, pep440_is_final, pep440_key
+    from .base import latest as newest
 
     index = endpoint()
-    url = f"{index}{name}/"
-    what = WHAT
-    resp = net.request(
-        "GET", url, what=what, headers={"Accept": ACCEPT}, redirects="https",
-        timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=64 * 1024 * 1024,
-        manager=PACKAGE_MANAGER,
-    )
-    if resp.status != 200:
-        raise net.status_error(what, resp, not_found=CodenavError(
-            "NOT_FOUND", f"PyPI project {name!r} was not found in the index",
-            details={"action": "check the project name"},
-        ))
+    resp = _HTTP.get_ok(f"{index}{name}/", 64 * 1024 * 1024, not_found=CodenavError(
+        "NOT_FOUND", f"PyPI project {name!r} was not found in the index", details={"action": "check the project name"}))
     try:
         files = _parse(resp.body, resp.header("content-type", "") or "", resp.url)
     except (ValueError, KeyError, TypeError):
-        raise CodenavError("PROTOCOL_ERROR", f"{what} sent a project page for {name!r} that cannot be read") from None
-    by_version: dict[tuple, list[dict]] = {}
+        raise protocol_error(f"{WHAT} sent a project page for {name!r} that cannot be read") from None
+    by_version: dict[tuple, list[dict]] = {}  # pep440.release -> its files
     spelling: dict[tuple, str] = {}
     for f in files:
         if not f["filename"].endswith(".whl") and not _sdist_match(f["filename"]):
             continue
         version = _version_of(f["filename"], name)
         if version:
-            key = canonical_pep440(version)
+            key = pep440.release(version)
             by_version.setdefault(key, []).append(f)
             spelling.setdefault(key, version)
     live = {k: v for k, v in by_version.items() if any(not f["yanked"] for f in v)}
-    finals = [spelling[k] for k in live if pep440_is_final(spelling[k])]
-    latest = max(finals, key=pep440_key) if finals else (max((spelling[k] for k in live), key=pep440_key) if live else None)
+    latest = newest((spelling[k] for k in live), pep440.sort_key, prerelease=lambda v: not pep440.is_final(v))
     if wanted is None:
         if latest is None:
             raise CodenavError("NOT_FOUND", f"PyPI project {name!r} has no installable release")
-        key = canonical_pep440(latest)
+        key = pep440.release(latest)
         candidates = [f for f in by_version[key] if not f["yanked"]]
     elif classify_version(wanted) == "range":
         # As current pip picks: the highest satisfying version, prereleases only when the
         # specifier names one or nothing final satisfies, yanked files only for an exact pin.
-        from . import pep440
-
         releases = {spelling[k]: {"yanked": k not in live} for k in by_version}
         picked = pep440.pick(releases, wanted)
         if picked is None:
             satisfying = [v for v in releases if pep440.contains(v, wanted, prereleases=True)]
-            others = nearest_first([spelling[k] for k in live if spelling[k] not in satisfying], None, pep440_key)
+            others = nearest_first([spelling[k] for k in live if spelling[k] not in satisfying], None, pep440.sort_key)
             raise CodenavError(
                 "VERSION_NOT_FOUND",
                 f"PyPI project {name!r} has no release matching {wanted!r}" + (f"; latest is {latest}" if latest else ""),
-                details={"availableVersions": (sorted(satisfying, key=pep440_key, reverse=True) + others)[:20],
+                details={"availableVersions": (sorted(satisfying, key=pep440.sort_key, reverse=True) + others)[:20],
                          "latest": latest,
                          "action": "pick one of availableVersions, widen the specifier, or omit the version for latest"},
             )
-        key = canonical_pep440(picked)
+        key = pep440.release(picked)
         candidates = [f for f in by_version[key] if not f["yanked"]] or by_version[key]
     else:
         wanted = pinned(wanted)
-        key = canonical_pep440(wanted)
+        key = _pinned_release(wanted, spelling)
         if key not in by_version:
-            raise CodenavError(
-                "VERSION_NOT_FOUND",
-                f"PyPI project {name!r} has no release {wanted!r}" + (f"; latest is {latest}" if latest else ""),
-                details={"availableVersions": nearest_first([spelling[k] for k in live], wanted, pep440_key),
-                         "latest": latest, "action": "pick one of availableVersions, or omit the version for latest"},
-            )
+            raise version_not_found(f"PyPI project {name!r} has no release {wanted!r}", wanted,
+                                    [spelling[k] for k in live], latest, pep440.sort_key)
         # Pinned exactly: yanked files may be used (PEP 592), non-yanked ones preferred.
         candidates = [f for f in by_version[key] if not f["yanked"]] or by_version[key]
     version = spelling[key]
     chosen, why = _choose(candidates, _machine_tags(), artifact, f"PyPI project {name!r} {version}")
-    if not chosen.get("sha256") or not re.fullmatch(r"[0-9a-fA-F]{64}", chosen["sha256"]):
-        raise CodenavError(
-            "INTEGRITY_ERROR", f"the index gives no sha256 for {chosen['filename']}; refusing to use it"
-        )
+    sha256 = require_digest(chosen.get("sha256"), f"the index gives no sha256 for {chosen['filename']}")
     filename = chosen["filename"]
     is_wheel = filename.endswith(".whl")
     prefix = None
@@ -421,7 +408,7 @@ def resolve(name: str, wanted: str | None, artifact: str | None = None) -> Artif
     return Artifact(
         registry=PREFIX, name=name, version=version, filename=filename, url=chosen["url"],
         unpack=Unpack("zip" if filename.endswith((".whl", ".zip")) else "tar", required_prefix=prefix),
-        verification=Verification("digest", "sha256", chosen["sha256"].lower(), "the sha256 the index lists"),
+        verification=Verification("digest", "sha256", sha256, "the sha256 the index lists"),
         yanked=chosen["yanked"] or None, size=chosen.get("size"), choice=why,
         # an opted-in trusted-host for the index or the file host
         insecure=insecure_note(index, PACKAGE_MANAGER) or insecure_note(chosen["url"], PACKAGE_MANAGER),

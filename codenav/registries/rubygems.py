@@ -1,6 +1,6 @@
 """RubyGems: names, exact versions, where the source is, and compact index -> .gem (SPEC §3).
 
-Everything codenav knows about RubyGems is here (the protocol of registries/__init__.py):
+Everything codenav knows about RubyGems is here (the contract of registries/base.py):
 
 - names: letters, digits, ``.``, ``-`` and ``_`` with at least one letter, case-sensitive
   (``RedCloth``), passed through unchanged;
@@ -18,20 +18,17 @@ Everything codenav knows about RubyGems is here (the protocol of registries/__in
 - verification: sha256 of the ``.gem`` against the compact index's ``checksum``;
 - unpack: a ``.gem`` is a plain tar whose ``data.tar.gz`` holds the files with no top folder;
   only that member is unpacked and nothing is stripped.
-
-Only ``os`` is imported at load: a warm call validates the name and finds the endpoint here.
 """
 
 from __future__ import annotations
 
 import os
 
-from ..errors import CodenavError, invalid
-from . import clean
+from ..errors import CodenavError, invalid, protocol_error
+from .base import Client, ladder, latest, require_digest, version_not_found
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
-    from ..net import Response
     from .artifact import Artifact
 
 PREFIX = "rubygems"
@@ -41,6 +38,7 @@ ENDPOINT_VARIABLE = "CODENAV_RUBYGEMS_SOURCE"
 # The public gem source: the default when neither codenav nor gem's configuration names one.
 DEFAULT_SOURCE = "https://rubygems.org/"
 USER_AGENT = "codenav (compact index client)"
+_HTTP = Client(WHAT, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip"})
 
 _LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _DIGITS = frozenset("0123456789")
@@ -95,10 +93,7 @@ def is_prerelease(version: str) -> bool:
 # --- the endpoint ------------------------------------------------------------------------------
 
 def endpoint() -> str:
-    if os.environ.get(ENDPOINT_VARIABLE):
-        return clean(os.environ[ENDPOINT_VARIABLE])
-    configured = _gemrc_source()
-    return clean(configured) if configured else DEFAULT_SOURCE
+    return ladder((ENDPOINT_VARIABLE,), _gemrc_source, DEFAULT_SOURCE)
 
 
 def _gemrc_files() -> list[str]:
@@ -144,22 +139,6 @@ def _yaml_list(text: str, key: str) -> list[str]:
 
 
 # --- resolve: the compact index -> artifact (indexer side) --------------------------------------
-
-def _get(url: str, cap: int) -> Response:
-    from .. import net
-
-    return net.request(
-        "GET", url, what=WHAT, headers={"User-Agent": USER_AGENT, "Accept-Encoding": "gzip"},
-        redirects="https", timeout=net.timeout_from_env("CODENAV_REGISTRY_TIMEOUT"), max_bytes=cap,
-    )
-
-
-def _body(resp: Response, cap: int, what: str) -> bytes:
-    """The body, gunzipped (at most ``cap`` bytes) when the server sent it compressed."""
-    from .. import net
-
-    return net.decoded_body(resp, cap, what, WHAT)
-
 
 def parse_info(text: str) -> list[tuple[str, str, str | None]]:
     """``(version, platform, checksum)`` per line of a compact index info file (platform "ruby"
@@ -216,52 +195,38 @@ def choose_platform(platforms: list[str]) -> str:
 
 
 def resolve(name: str, wanted: str | None) -> Artifact:
-    import re
-
     from .. import net
     from .artifact import Artifact, Unpack, Verification
-    from .versions import nearest_first
 
     source = endpoint()
-    resp = _get(f"{source}info/{name}", INFO_CAP)
-    if resp.status != 200:
-        raise net.status_error(WHAT, resp, not_found=CodenavError(
-            "NOT_FOUND", f"gem {name!r} was not found in {WHAT}",
-            details={"action": "check the gem name (gem names are case-sensitive)"},
-        ))
+    resp = _HTTP.get_ok(f"{source}info/{name}", INFO_CAP, not_found=CodenavError(
+        "NOT_FOUND", f"gem {name!r} was not found in {WHAT}",
+        details={"action": "check the gem name (gem names are case-sensitive)"}))
     try:
-        lines = parse_info(_body(resp, INFO_CAP, f"the index of {name!r}").decode("utf-8"))
+        lines = parse_info(net.decoded_body(resp, INFO_CAP, f"the index of {name!r}", WHAT).decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
-        raise CodenavError("PROTOCOL_ERROR", f"{WHAT} sent an index for {name!r} that is not a compact "
-                           "index info file") from None
+        raise protocol_error(f"{WHAT} sent an index for {name!r} that is not a compact index info file") from None
     versions = {v for v, _, _ in lines}
-    finals = [v for v in versions if not is_prerelease(v)]
-    latest = max(finals or versions, key=version_key, default=None)
+    newest = latest(versions, version_key, prerelease=is_prerelease)
     if wanted is None:
-        if latest is None:
+        if newest is None:
             raise CodenavError("NOT_FOUND", f"gem {name!r} has no version in {WHAT}")
-        version = latest
+        version = newest
     else:
         # Gem::Version equality: 7.2.1 names 7.2.1.0 too; the spelling published is echoed.
         version = wanted if wanted in versions else next(
             (v for v in sorted(versions) if version_key(v) == version_key(wanted)), None)
         if version is None:
-            raise CodenavError(
-                "VERSION_NOT_FOUND",
-                f"gem {name!r} has no version {wanted!r}" + (f"; latest is {latest}" if latest else "")
-                + " (a yanked version leaves the index)",
-                details={"availableVersions": nearest_first(list(versions), wanted, version_key),
-                         "latest": latest, "action": "pick one of availableVersions, or omit the version for latest"},
-            )
+            raise version_not_found(f"gem {name!r} has no version {wanted!r}", wanted, versions, newest, version_key,
+                                    " (a yanked version leaves the index)")
     by_platform = {p: c for v, p, c in lines if v == version}
     chosen = choose_platform(list(by_platform))
     checksum = by_platform[chosen]
     stem = f"{name}-{version}" + ("" if chosen == "ruby" else f"-{chosen}")
-    if not checksum or not re.fullmatch(r"[0-9a-fA-F]{64}", checksum):
-        raise CodenavError("INTEGRITY_ERROR", f"the compact index gives no sha256 for {stem}.gem; refusing to use it")
+    checksum = require_digest(checksum, f"the compact index gives no sha256 for {stem}.gem")
     return Artifact(
         registry=PREFIX, name=name, version=version, filename=f"{stem}.gem", url=f"{source}gems/{stem}.gem",
         unpack=Unpack("tar", inner_member="data.tar.gz"),
-        verification=Verification("digest", "sha256", checksum.lower(), "the compact index's checksum"),
+        verification=Verification("digest", "sha256", checksum, "the compact index's checksum"),
         headers={"User-Agent": USER_AGENT},
     )

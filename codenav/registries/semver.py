@@ -1,7 +1,7 @@
 """npm versions and ranges with node-semver's semantics, and npm's own version picker.
 
 Contract:
-- ``parse``/``valid``/``clean``/``compare``/``sort_key`` read versions as node-semver 7 does:
+- ``parse``/``valid``/``clean``/``compare``/``sort_key``/``is_prerelease`` read versions as node-semver 7 does:
   strict by default (an optional ``v``), ``loose=True`` also takes ``=`` and ``v`` runs, leading
   zeros and a prerelease without its hyphen (``1.2.3beta``). A version longer than 256
   characters, or with a part above 2**53 - 1, is invalid.
@@ -145,9 +145,16 @@ def compare(a: str, b: str, *, loose: bool = False) -> int:
 
 
 def sort_key(text: str, *, loose: bool = True) -> tuple:
-    """A key sorting versions in semver order, anything unparseable first."""
+    """A key sorting versions in semver order, anything unparseable first: the one order of
+    every semver registry (npm, crates, Go, Hex), checked against node-semver in the tests."""
     v = parse(text, loose=loose)
     return (1, v.key()) if v else (0, ())
+
+
+def is_prerelease(text: str) -> bool:
+    """Whether ``text`` is a version with a prerelease part (``1.0.0-rc.1``)."""
+    v = parse(text, loose=True)
+    return bool(v and v.prerelease)
 
 
 # -- ranges ------------------------------------------------------------------------------------
@@ -287,37 +294,35 @@ def _desugar_hyphen(m: re.Match, incpre: bool) -> str:
     return f"{low} {high}".strip()
 
 
+def _caret_or_tilde(m: re.Match, caret: bool, z: str) -> str:
+    """``^V`` keeps the left-most non-zero part (^0.0.3 is <0.0.4, ^0.2.3 is <0.3.0, ^1.2.3 is
+    <2.0.0); ``~V`` allows patch-level changes (~1.2.3 is <1.3.0). ``z`` is ``-0`` when
+    prereleases are included."""
+    M, mi, p, pr = m.group("M"), m.group("m"), m.group("p"), m.group("pre")
+    if _is_x(M):
+        return ""
+    if _is_x(mi):
+        return f">={M}.0.0{z} <{int(M) + 1}.0.0-0"
+    if _is_x(p):
+        upper = f"{int(M) + 1}.0.0-0" if caret and M != "0" else f"{M}.{int(mi) + 1}.0-0"
+        return f">={M}.{mi}.0{z} <{upper}"
+    low = f">={M}.{mi}.{p}" + (f"-{pr}" if pr else "")
+    if not caret or (M == "0" and mi != "0"):
+        upper = f"{M}.{int(mi) + 1}.0-0"
+    elif M == "0":
+        upper = f"{M}.{mi}.{int(p) + 1}-0"
+    else:
+        upper = f"{int(M) + 1}.0.0-0"
+    return f"{low} <{upper}"
+
+
 def _desugar(token: str, loose: bool, incpre: bool) -> str:
     """One token as plain comparators (space-separated; empty = any version)."""
     z = "-0" if incpre else ""
-    m = _CARET[loose].fullmatch(token)
-    if m:
-        M, mi, p, pr = m.group("M"), m.group("m"), m.group("p"), m.group("pre")
-        if _is_x(M):
-            return ""
-        if _is_x(mi):
-            return f">={M}.0.0{z} <{int(M) + 1}.0.0-0"
-        if _is_x(p):
-            upper = f"{M}.{int(mi) + 1}.0-0" if M == "0" else f"{int(M) + 1}.0.0-0"
-            return f">={M}.{mi}.0{z} <{upper}"
-        low = f">={M}.{mi}.{p}" + (f"-{pr}" if pr else "")
-        # ^ keeps the left-most non-zero part: ^0.0.3 is <0.0.4, ^0.2.3 is <0.3.0.
-        if M == "0":
-            upper = f"{M}.{mi}.{int(p) + 1}-0" if mi == "0" else f"{M}.{int(mi) + 1}.0-0"
-        else:
-            upper = f"{int(M) + 1}.0.0-0"
-        return f"{low} <{upper}"
-    m = _TILDE[loose].fullmatch(token)
-    if m:
-        M, mi, p, pr = m.group("M"), m.group("m"), m.group("p"), m.group("pre")
-        if _is_x(M):
-            return ""
-        if _is_x(mi):
-            return f">={M}.0.0{z} <{int(M) + 1}.0.0-0"
-        if _is_x(p):
-            return f">={M}.{mi}.0{z} <{M}.{int(mi) + 1}.0-0"
-        low = f">={M}.{mi}.{p}" + (f"-{pr}" if pr else "")
-        return f"{low} <{M}.{int(mi) + 1}.0-0"
+    for pattern, caret in ((_CARET[loose], True), (_TILDE[loose], False)):
+        m = pattern.fullmatch(token)
+        if m:
+            return _caret_or_tilde(m, caret, z)
     m = _XRANGE[loose].fullmatch(token)
     if m:
         return _desugar_xrange(token, m, incpre)

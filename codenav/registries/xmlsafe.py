@@ -2,7 +2,8 @@
 
 ``parse(data, what)`` returns the root element with namespaces dropped from every tag, or
 raises ``ValueError`` saying why the document cannot be read; callers turn that into their
-error (PROTOCOL_ERROR for a registry answer, "ignored" for a config file). The rules:
+error (PROTOCOL_ERROR for a registry answer). ``config_file(path, what)`` is None for a
+configuration file that cannot be read: the next source of the ladder applies. The rules:
 
 - at most ``MAX_XML_BYTES`` (or the caller's cap) are read: a metadata file is small;
 - a document that declares a DTD (``<!DOCTYPE``) or an entity (``<!ENTITY``) is refused before
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from xml.etree.ElementTree import Element
 
 MAX_XML_BYTES = 16 * 1024 * 1024
+CONFIG_CAP = 1024 * 1024  # a package manager's configuration file (settings.xml, NuGet.Config)
 
 
 def parse(data: bytes, what: str, cap: int = MAX_XML_BYTES) -> Element:
@@ -49,3 +51,20 @@ def text(element: Element | None, path: str) -> str | None:
     found = element.find(path)
     value = (found.text or "").strip() if found is not None else ""
     return value or None
+
+
+def config_file(path: str, what: str, mentions: bytes = b"") -> Element | None:
+    """The root of a package manager's XML configuration file, or None when it is missing,
+    unreadable or refused (the tool would stop on it; codenav falls back to the next source),
+    or does not hold ``mentions`` (decided without an XML parser: the usual case)."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(CONFIG_CAP + 1)
+    except OSError:
+        return None
+    if mentions not in data:
+        return None
+    try:
+        return parse(data.removeprefix(b"\xef\xbb\xbf"), what, cap=CONFIG_CAP)
+    except ValueError:
+        return None

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import IO
 
 from .. import net, proc
-from ..errors import CodenavError, invalid
+from ..errors import CodenavError, invalid, redact_url, too_large
 from ..proc import Deadline
 
 RESOLVE_TIMEOUT = 30.0  # seconds, CODENAV_GIT_TIMEOUT
@@ -59,7 +59,7 @@ _ALIASES = {"git+https": "https", "git+http": "http", "git+ssh": "ssh", "ssh+git
 
 _FULL_ID = re.compile(r"[0-9a-fA-F]{40}|[0-9a-fA-F]{64}")
 _SHORT_ID = re.compile(r"[0-9a-fA-F]{7,39}")
-_CREDENTIALS = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/@\s'\"]+)@")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]+")  # a URL in git's words, for redact_url
 
 # Refuse transports that run commands or talk to file descriptors, whatever git's defaults
 # are in the installed version (SPEC §3); -c applies to every process git spawns.
@@ -461,9 +461,9 @@ def _run(
     except proc.TimedOut:
         raise _timed_out(what, deadline) from None
     except proc.OverCap:
-        raise CodenavError(
-            "TOO_LARGE", f"git could not {what}: its output is larger than the {cap} byte limit",
-            details={"limitBytes": cap},
+        raise too_large(
+            f"git could not {what}: its output is larger than the {cap} byte limit",
+            limitBytes=cap,
         ) from None
 
 
@@ -543,19 +543,11 @@ def _sanitise(text: str, hide: tuple[str, ...] = ()) -> str:
     """One printable line: credentials in URLs and temporary/cache paths removed, length capped."""
     text = re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)  # a remote's colour codes
     text = "".join(c if c.isprintable() else " " for c in text)
-    text = _CREDENTIALS.sub(_redact, text)
+    text = _URL.sub(lambda match: redact_url(match.group(0)), text)
     for path in sorted(hide, key=len, reverse=True):
         if path:
             text = text.replace(path, "<cache>")
     return text if len(text) <= 300 else text[:297] + "..."
-
-
-def _redact(match: re.Match[str]) -> str:
-    """``scheme://***@``: a user name can be a token (https://TOKEN@host); an ssh login name is not."""
-    scheme, userinfo = match.group(1), match.group(2)
-    if scheme.lower().rstrip(":/") in ("ssh", "git+ssh", "ssh+git") and ":" not in userinfo:
-        return match.group(0)
-    return f"{scheme}***@"
 
 
 def redact(url: str) -> str:

@@ -43,7 +43,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 from .. import __version__, net, proc
-from ..errors import CodenavError, invalid
+from ..errors import CodenavError, invalid, protocol_error, too_large
 from ..targets import validate_path
 
 HOST = "github.com"
@@ -264,7 +264,7 @@ def _refs_starting_with(client: GitHub, repo: str, first: str) -> set[str]:
         except ValueError:
             refs = None
         if not isinstance(refs, list):
-            raise CodenavError("PROTOCOL_ERROR", f"{WHAT} answered matching-refs with something other than a list")
+            raise protocol_error(f"{WHAT} answered matching-refs with something other than a list")
         prefix = f"refs/{kind}/"
         for item in refs:
             ref = item.get("ref") if isinstance(item, dict) else None
@@ -319,11 +319,10 @@ def _repo_missing(repo: str) -> CodenavError:
 
 def _too_large(repo: str, path: str) -> Any:
     def build() -> CodenavError:
-        return CodenavError(
-            "TOO_LARGE",
+        return too_large(
             f"{repo}/{path} is larger than codenav's {net.API_CAP // (1024 * 1024)} MiB fetch limit",
-            details={"limitBytes": net.API_CAP, "filePath": path,
-                     "action": f"read it from a clone instead: read_file with repo_url https://github.com/{repo}"},
+            limitBytes=net.API_CAP, filePath=path,
+            action=f"read it from a clone instead: read_file with repo_url https://github.com/{repo}",
         )
     return build
 
@@ -432,7 +431,7 @@ def _gh_env() -> dict[str, str]:
     return env
 
 
-def _run_capped(argv: list[str], timeout: float, too_large: Any) -> tuple[int, bytes, bytes]:
+def _run_capped(argv: list[str], timeout: float, over_cap: Any) -> tuple[int, bytes, bytes]:
     """Run gh with a whole-run deadline (SPEC §8); stdout capped at 2 MiB (over it: TOO_LARGE)."""
     try:
         done = proc.run(argv, timeout, cap=net.API_CAP, env=_gh_env(), stderr_keep=STDERR_CAP)
@@ -441,9 +440,8 @@ def _run_capped(argv: list[str], timeout: float, too_large: Any) -> tuple[int, b
     except proc.TimedOut:
         raise _GhFailed(f"did not answer within {timeout:g} s") from None
     except proc.OverCap:
-        raise (too_large() if too_large else CodenavError(
-            "TOO_LARGE", f"gh's answer is larger than the {net.API_CAP // 1024} KiB limit",
-            details={"limitBytes": net.API_CAP})) from None
+        raise (over_cap() if over_cap else too_large(
+            f"gh's answer is larger than the {net.API_CAP // 1024} KiB limit", limitBytes=net.API_CAP)) from None
     return done.returncode, done.stdout, done.stderr
 
 

@@ -19,7 +19,7 @@ import re
 from typing import Any
 
 from .. import net
-from ..errors import CodenavError
+from ..errors import CodenavError, protocol_error, too_large
 
 DEFAULT_URL = "https://mcp.grep.app"
 URL_VARIABLE = "CODENAV_GREP_APP_URL"
@@ -87,16 +87,14 @@ def search(args: dict[str, Any]) -> list[dict[str, Any]]:
 def _too_large() -> CodenavError:
     # TOO_LARGE rather than PROTOCOL_ERROR: the reply was readable so far, and the caller can
     # act on it by narrowing the search (huge snippets come from minified or generated files).
-    return CodenavError(
-        "TOO_LARGE",
+    return too_large(
         f"the reply from grep.app is larger than the {net.API_CAP // 1024} KiB limit",
-        details={"limitBytes": net.API_CAP,
-                 "action": "narrow the search with repo, path or language to avoid generated or minified files"},
+        limitBytes=net.API_CAP, action="narrow the search with repo, path or language to avoid generated or minified files",
     )
 
 
 def _protocol(message: str) -> CodenavError:
-    return CodenavError("PROTOCOL_ERROR", f"grep.app answered in a form codenav cannot read: {message}")
+    return protocol_error(f"grep.app answered in a form codenav cannot read: {message}")
 
 
 def _clip(text: str, limit: int = 500) -> str:

@@ -8,6 +8,9 @@ error). It stops itself at the deadline (grep.scan_until: SIGALRM, which ``re`` 
 matching), so it stays usable for the next job; the parent kills it only if it does not.
 Events go out in batches: one JSON line per few hundred events, not one per file. Files read
 stay in memory for the next job (grep.keep_files_in_memory).
+
+It is a guarded child (proc.py): killed when the MCP server ends, however it ends, when the
+call it serves is cancelled, and at its deadline plus a grace if it did not stop itself.
 """
 
 from __future__ import annotations

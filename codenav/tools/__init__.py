@@ -9,7 +9,10 @@ A tool module provides:
   arguments(ns) -> dict      CLI namespace -> the MCP argument dict (snake_case)
   run(args) -> dict          the shared logic; args already schema-valid on the MCP path
   exit_code(result) -> int   CLI exit code for a success (grep: 1 when nothing matched)
-  render(result, verbose, out, err)   plain / verbose text
+  text(result, words=None) -> str   the TEXT answer (SPEC §4.4): the default MCP answer and
+                             `--verbose` stdout; ``words`` None speaks MCP, words.for_cli the CLI
+  render(result, out, err)   plain output, for pipes
+  TARGET_VERSIONED           optional, default True: False when ``target`` names no version
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ REGISTRY: dict[str, str] = {
     "grep_repo": "grep",
     "diff_versions": "diff",
     "search_symbols": "symbols",
+    "list_deps": "deps",
     "codesearch": "search",
     "codefetch": "fetch",
 }

@@ -115,7 +115,7 @@ def repo_arguments(ns: Any, args: dict[str, Any], pattern: str, path: str | None
         args["max_matches"] = cli_int(ns.max_matches, "--max-matches", "max_matches")
     if getattr(ns, "cursor", None) is not None:
         args["cursor"] = ns.cursor
-    if not ns.json:
+    if not (ns.json or ns.verbose):
         # Plain output is rg's: every match, whole lines (--max-columns asks for the window).
         args["_unbounded"] = True
         # Every match as path:line:text and nothing else: made from the bytes (search/plain.py).

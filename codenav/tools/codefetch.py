@@ -16,12 +16,11 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from .. import text
+from .. import text as _text
 from ..errors import invalid
 from ..remotes import github
 from ..targets import validate_path
 from ..words import for_cli
-from . import _target
 from ._content import content_result
 
 NAME = "codefetch"
@@ -67,7 +66,7 @@ def arguments(ns: Any) -> dict[str, Any]:
         value = getattr(ns, key)
         if value is not None:
             args[key] = value
-    args.update(text.range_arguments(ns.lines))
+    args.update(_text.range_arguments(ns.lines))
     return args
 
 
@@ -75,28 +74,24 @@ def exit_code(result: dict[str, Any]) -> int:
     return 0
 
 
-def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
-    """As read_file renders: cat in plain mode, header + gutter with --verbose, notes on stderr."""
+def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
+    """Plain output: cat, notes on stderr (as read_file renders)."""
     if result["isBinary"]:
         err.write(f"codenav: {result['repo']}/{result['path']} is a binary file ({result['size']} bytes); "
                   "not printed\n")
         return
-    if not verbose:
-        _write_verbatim(out, result["content"])
-        if result["hasMore"]:
-            err.write(f"codenav: {for_cli(result['hint'])}\n")
-        return
-    out.write(f"{_header(result)} · {result['language'] or 'text'} · "
-              f"lines {result['startLine']}-{result['endLine']} of {result['totalLines']}\n")
-    numbered = [(result["startLine"] + i, line, False) for i, line in enumerate(text.split_lines(result["content"]))]
-    _target.gutter(numbered, out)
-    if result.get("hint"):
-        out.write(f"hint: {for_cli(result['hint'])}\n")
+    _write_verbatim(out, result["content"])
+    if result["hasMore"]:
+        err.write(f"codenav: {for_cli(result['hint'])}\n")
 
 
-def _header(result: dict[str, Any]) -> str:
-    ref = result["ref"]
-    return f"{result['repo']}/{result['path']}" + (f"@{ref}" if ref is not None else " (default branch)")
+def text(result: dict[str, Any], words: Any = None) -> str:
+    """The TEXT answer (SPEC §4.4): the blob URL, language and lines, then ``N<TAB>line``."""
+    from . import _answer
+
+    header = _answer.content_header(result["url"], result, words)  # a ref of null is HEAD in the URL
+    body = "" if result["isBinary"] else _answer.numbered(result)
+    return _answer.join(header, _answer.notes(result, words), body)
 
 
 def _write_verbatim(out: TextIO, content: str) -> None:
@@ -134,7 +129,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
         raise invalid(f"repo and path go together: {missing} is missing", missing)
     # The range is checked before any request; only "past EOF" needs the file. (Not select()
     # against sys.maxsize lines: a start beyond that was reported as past a bogus line count.)
-    text.check_range(start, end)
+    _text.check_range(start, end)
     if url is not None:
         fetched = github.fetch_blob_url(url)
     else:
@@ -153,7 +148,7 @@ def _result(fetched: github.FetchedFile, start: int | None, end: int | None) -> 
         "path": fetched.path,
         "ref": fetched.ref,
         "url": github.blob_url(fetched.repo, fetched.ref, fetched.path),
-        "language": text.language_for(fetched.path),
+        "language": _text.language_for(fetched.path),
         "size": len(body),
     }
     return content_result(base, body, start, end, path=fetched.path)

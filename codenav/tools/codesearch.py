@@ -75,31 +75,35 @@ def exit_code(result: dict[str, Any]) -> int:
     return 0 if result["results"] else 1
 
 
-def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
-    """Plain: grep-style ``repo:path:line:text``; verbose: a header per file and a gutter."""
-    if not verbose:
-        for hit in result["results"]:
-            prefix = f"{hit['repo']}:{hit['path']}:"
-            for snippet in hit["snippets"]:
-                for line in snippet["lines"]:
-                    out.write(f"{prefix}{line['line']}:{line['text']}\n")
-        if result.get("hint"):
-            err.write(f"codenav: {for_cli(result['hint'])}\n")
-        return
-    for number, hit in enumerate(result["results"]):
-        if number:
-            out.write("\n")
-        out.write(f"{hit['repo']} · {hit['path']} · {hit['license']}\n{hit['url']}\n")
-        width = max((len(str(line["line"])) for s in hit["snippets"] for line in s["lines"]), default=1)
+def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
+    """Plain output: grep-style ``repo:path:line:text``; the hint on stderr."""
+    for hit in result["results"]:
+        prefix = f"{hit['repo']}:{hit['path']}:"
+        for snippet in hit["snippets"]:
+            for line in snippet["lines"]:
+                out.write(f"{prefix}{line['line']}:{line['text']}\n")
+    if result.get("hint"):
+        err.write(f"codenav: {for_cli(result['hint'])}\n")
+
+
+def text(result: dict[str, Any], words: Any = None) -> str:
+    """The TEXT answer (SPEC §4.4): header, notes, then per file its URL and licence once and
+    its lines as ``repo/path:N:text``, ``--`` between snippets."""
+    from . import _answer
+
+    hits = result["results"]
+    snippets = sum(len(hit["snippets"]) for hit in hits)
+    header = (f"grep.app · {_answer.plural(len(hits), 'file')}, {_answer.plural(snippets, 'snippet')}"
+              + (" · cut to the output budget" if result["hasMore"] else ""))
+    body = []
+    for hit in hits:
+        body.append(f"{hit['url']} ({hit['license']})\n")
+        where = f"{hit['repo']}/{hit['path']}:"
         for index, snippet in enumerate(hit["snippets"]):
             if index:
-                out.write(f"{'':>{width}} --\n")
-            for line in snippet["lines"]:
-                out.write(f"{line['line']:>{width}} | {line['text']}\n")
-    if result.get("hint"):
-        if result["results"]:
-            out.write("\n")
-        out.write(f"hint: {for_cli(result['hint'])}\n")
+                body.append("--\n")
+            body.extend(f"{where}{line['line']}:{line['text']}\n" for line in snippet["lines"])
+    return _answer.join(header, _answer.notes(result, words), "".join(body))
 
 
 # ---------------------------------------------------------------------------------------------

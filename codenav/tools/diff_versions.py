@@ -32,6 +32,7 @@ DESCRIPTION = (
     "Exit status: 0 whether or not the versions differ, 1 on an error."
 )
 ERROR_EXIT = 1
+TARGET_VERSIONED = False  # its target names the package or repository; the versions come beside it
 MAX_CONTEXT = 20
 DEFAULT_CONTEXT = 3
 _PACKAGE_KEYS = ("registry", "package_name", "from_version", "to_version")
@@ -55,6 +56,9 @@ def configure(parser: Any) -> None:
     view.add_argument("--stat", action="store_true", help="one line per file with a +/- graph, as git diff --stat")
     view.add_argument("--numstat", action="store_true", help="added, removed and path per file, as git diff --numstat")
     view.add_argument("--name-only", action="store_true", help="the changed paths only")
+    view.add_argument("--review", action="store_true",
+                      help="an upgrade review instead of the patch: supply chain, advisories, dependencies, API, "
+                           "changelog")
 
 
 def arguments(ns: Any) -> dict[str, Any]:
@@ -92,9 +96,13 @@ def arguments(ns: Any) -> dict[str, Any]:
         args["context"] = cli_int(ns.context, "--context", "context")
     if ns.cursor is not None:
         args["cursor"] = ns.cursor
-    if not ns.json:
-        args["_whole"] = True  # plain output is the whole patch, never paged
-        view = "stat" if ns.stat else "numstat" if ns.numstat else "name-only" if ns.name_only else None
+    if ns.review:
+        args["view"] = "review"
+    view = "stat" if ns.stat else "numstat" if ns.numstat else "name-only" if ns.name_only else None
+    if not ns.json and (view or not ns.verbose):
+        # Plain output is the whole patch, never paged; so is a summary view, --verbose or not
+        # (MCP has no such view, so --verbose --stat is git's view under the TEXT header).
+        args["_whole"] = True
         if view:
             args["_view"] = view
     return args
@@ -175,6 +183,10 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
 
         matcher = GlobSet(check(args["glob"])).includes
     old_args, new_args = _sides(args)
+    if args.get("view", "patch") not in ("patch", "review"):
+        raise invalid("view must be patch or review", "view")
+    if args.get("view") == "review":
+        return _review(args, old_args, new_args, cursor)
     old, new = _target.open_entry(old_args), _target.open_entry(new_args)
     rows_a, rows_b = _rows(old), _rows(new)
     for side, rows in ((old, rows_a), (new, rows_b)):
@@ -202,6 +214,23 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
             files = diff.page(files, cursor, 1 << 62, 1 << 62)[0]
         return {**shell, "files": files, "hasMore": False, "_view": args.get("_view")}
     return _fit(shell, files, cursor)
+
+
+def _review(args: dict[str, Any], old_args: dict[str, Any], new_args: dict[str, Any],
+            cursor: str | None) -> dict[str, Any]:
+    """view "review": the upgrade review of codenav/review/ (SPEC §2.8.1), paged like the patch."""
+    from .. import review
+
+    narrowed = [key for key in ("path_prefix", "path", "glob", "context") if args.get(key) is not None]
+    if narrowed:
+        raise invalid(f"{narrowed[0]} narrows the patch; a review covers the whole artifact", narrowed[0])
+    old, new = _target.open_entry(old_args), _target.open_entry(new_args)
+    parts, warnings = review.build(old, new)
+    result = review.page({"from": old.target, "to": new.target}, parts, cursor, whole=bool(args.get("_whole")))
+    warnings = list(old.warnings) + [w for w in new.warnings if w not in old.warnings] + warnings
+    if warnings:
+        result["warnings"] = warnings
+    return result
 
 
 def _public(entry: dict[str, Any]) -> dict[str, Any]:
@@ -304,28 +333,55 @@ def _stat(files: list[dict[str, Any]], out: TextIO) -> None:
     out.write(", ".join(parts) + "\n")
 
 
-def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+def _view(result: dict[str, Any], view: str | None) -> str:
+    """The files as git prints them: the patch, or one of its summary views."""
+    from io import StringIO
+
     from ..search.diff import whole_patch
 
     files = result["files"]
-    view = result.get("_view")  # set by run() for plain output only, never in a JSON result
-    if verbose:
-        summary = result["summary"]
-        out.write(f"# {_label(result['from'])} -> {_label(result['to'])}: {summary['filesChanged']} files changed, "
-                  f"+{summary['linesAdded']} -{summary['linesRemoved']}\n")
     if view == "name-only":
-        out.write("".join(f["path"] + "\n" for f in files))
-    elif view == "numstat":
-        for f in files:
-            counts = "-\t-" if f["added"] is None else f"{f['added']}\t{f['removed']}"
-            out.write(f"{counts}\t{_numstat_path(f)}\n")
-    elif view == "stat":
+        return "".join(f["path"] + "\n" for f in files)
+    if view == "numstat":
+        return "".join(("-\t-" if f["added"] is None else f"{f['added']}\t{f['removed']}") + f"\t{_numstat_path(f)}\n"
+                       for f in files)
+    if view == "stat":
+        out = StringIO()
         _stat(files, out)
-    else:
-        out.write(whole_patch(result))
+        return out.getvalue()
+    return whole_patch(result)
 
 
-def _label(target: dict[str, Any]) -> str:
-    if "commit" in target:
-        return f"{target['repoUrl']}@{target['commit'][:12]}"
-    return f"{target['registry']}:{target['name']}@{target['version']}"
+def text(result: dict[str, Any], words: Any = None) -> str:
+    """The TEXT answer (SPEC §4.4): the two targets and git's summary of every changed file,
+    the page and the cursor for the rest, notes, then the page's patch as git prints it."""
+    from . import _answer
+
+    if result.get("view") == "review":
+        from ..review import review_text
+        from ..words import for_mcp
+
+        return review_text(result, words or for_mcp)
+    summary = result["summary"]
+    counts = ", ".join(f"{summary[key]} {word}" for key, word in (
+        ("added", "added"), ("removed", "removed"), ("modified", "modified"), ("renamed", "renamed"),
+        ("modeChanged", "mode changed"), ("binaryChanged", "binary"), ("notDiffed", "not diffed")) if summary.get(key))
+    header = (f"{_answer.label(result['from'])} -> {_answer.label(result['to'])} · "
+              f"{_answer.plural(summary['filesChanged'], 'file')} changed, +{summary['linesAdded']} "
+              f"-{summary['linesRemoved']}" + (f" ({counts})" if counts else ""))
+    if result.get("hasMore"):
+        header += f" · {len(result['files'])} shown" + _answer.more(f"cursor={result['nextCursor']}", words)
+    lines = _answer.notes(result, words, targets=("from", "to"))
+    return _answer.join(header, lines, _view(result, result.get("_view")))
+
+
+def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
+    """Plain output: the whole patch (``git apply`` reads it), or the summary view asked for; a
+    review as its sections (its warnings are on stderr already)."""
+    if result.get("view") == "review":
+        from ..review import review_text
+
+        out.write(review_text({k: v for k, v in result.items() if k != "warnings"}, _target.cli_words))
+        return
+    out.write(_view(result, result.get("_view")))
+

@@ -5,7 +5,8 @@ Exit codes follow grep(1): 0 a match, 1 none, 2 an error — in plain and --json
 
 from __future__ import annotations
 
-from .. import budget, text
+from .. import budget
+from .. import text as _text
 from ..errors import invalid
 from ..targets import cli_int, validate_path
 from . import _grep, _target
@@ -51,7 +52,7 @@ def arguments(ns: Any) -> dict[str, Any]:
     args["path"] = path
     if ns.context is not None:
         args["context"] = cli_int(ns.context, "--context", "context")
-    args["_unbounded"] = not ns.json  # plain `grep` is grep(1): never cut, like plain `read` (SPEC §5)
+    args["_unbounded"] = not (ns.json or ns.verbose)  # plain `grep` is grep(1): never cut, like plain `read` (SPEC §5)
     return args
 
 
@@ -89,11 +90,11 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"target": entry.target, "path": path, "pattern": pattern}
     if args.get("context") is not None:  # as given, 0 included: grep -C 0 still separates groups
         result["filter"] = {"context": context}
-    if text.is_binary(data):
+    if _text.is_binary(data):
         result.update({"isBinary": True, "matchCount": 0, "blocks": [], "hasMore": False,
                        "hint": "binary file: not searched"})
         return _target.with_warnings(result, entry)
-    lines = text.split_lines(data.decode("utf-8"))
+    lines = _text.split_lines(data.decode("utf-8"))
     needle = pattern.casefold()
     matches = [i + 1 for i, line in enumerate(lines) if needle in line.rstrip("\n").casefold()]
     blocks, shown, cut = [], 0, False
@@ -133,23 +134,48 @@ def exit_code(result: dict[str, Any]) -> int:
     return 0 if result["matchCount"] else 1
 
 
-def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+def _lines(blocks: list[dict[str, Any]], separate: bool, prefix: str = "") -> list[str]:
+    """grep notation: ``N:text`` for a match, ``N-text`` for context, ``--`` between blocks
+    when a context was asked (as grep -n prints them; ``prefix`` for a path)."""
+    out = []
+    for index, block in enumerate(blocks):
+        if index and separate:
+            out.append("--\n")
+        for ln in block["lines"]:
+            mark = ":" if ln["match"] else "-"
+            out.append(f"{prefix}{ln['line']}{mark}{ln['text']}\n")
+    return out
+
+
+def text(result: dict[str, Any], words: Any = None) -> str:
+    """The TEXT answer (SPEC §4.4): header, notes, then the lines as ``grep -n`` prints them."""
+    from . import _answer
+
+    where = f"{_answer.target_label(result['target'])} {result['path']}"
+    if result["isBinary"]:
+        return _answer.join(f"{where} · binary, not searched", _answer.notes(result, words))
+    header = f"{where} · {_answer.plural(result['matchCount'], 'matching line')} of {result['totalLines']}"
+    if "context" in result.get("filter", {}):
+        header += f" · context {result['filter']['context']}"
+    if result.get("hasMore"):
+        shown = result["blocks"][-1]["lines"][-1]["line"] if result["blocks"] else 0
+        header += _answer.more(f"read_file start_line={shown + 1}", words)
+    separate = "context" in result.get("filter", {})
+    return _answer.join(header, _answer.notes(result, words), "".join(_lines(result["blocks"], separate)))
+
+
+def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
+    """Plain output: the lines as grep prints them; notes on stderr."""
     if result["isBinary"]:
         err.write(f"codenav: {result['path']} is a binary file; not searched\n")
         return
-    if verbose:
-        out.write(f"{result['path']} · {result['matchCount']} matching line"
-                  f"{'s' if result['matchCount'] != 1 else ''} of {result['totalLines']}\n")
     # As grep(1): the `--` between groups only with --context (-C 0 too); without it every line is a match
     # and `| wc -l` counts them.
     separate = "context" in result.get("filter", {})
     for index, block in enumerate(result["blocks"]):
         if index and separate:
             out.write("--\n")
-        if verbose:
-            _target.gutter([(ln["line"], ln["text"], ln["match"]) for ln in block["lines"]], out, marker=True)
-        else:
-            for ln in block["lines"]:
-                out.write(ln["text"] + "\n")
+        for ln in block["lines"]:
+            out.write(ln["text"] + "\n")
     if result.get("hint"):
-        (out if verbose else err).write(f"{'hint: ' if verbose else 'codenav: '}{_target.cli_words(result['hint'])}\n")
+        err.write(f"codenav: {_target.cli_words(result['hint'])}\n")

@@ -186,7 +186,50 @@ def exit_code(result: dict[str, Any]) -> int:
     return 0 if result["totalMatches"] else 1
 
 
-def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+def _shown(ln: dict[str, Any]) -> str:
+    """A line's text; a window of a longer line is marked with … where it was cut."""
+    if not ln.get("cut"):
+        return ln["text"]
+    return ("…" if ln.get("windowStart", 1) > 1 else "") + ln["text"] + "…"
+
+
+def text(result: dict[str, Any], words: Any = None) -> str:
+    """The TEXT answer (SPEC §4.4): header with the exact totals, notes, then rg's
+    ``path:N:text`` / ``path-N-text`` lines, ``--`` between blocks when context was asked."""
+    from . import _answer
+
+    scope = [f"{result['filesScanned']} searched"]
+    if result["binaryFilesSkipped"]:
+        scope.append(f"{result['binaryFilesSkipped']} binary")
+    if result["largeFilesSkipped"]:
+        scope.append(f"{result['largeFilesSkipped']} too large")
+    header = (f"{_answer.target_label(result['target'])} · "
+              f"{_answer.plural(result['totalMatches'], 'matching line')} in "
+              f"{_answer.plural(result['filesMatched'], 'file')} ({', '.join(scope)})")
+    if result.get("truncatedReason") == "time":
+        header += " · stopped at the time limit"
+    if result.get("nextCursor"):
+        header += _answer.more(f"cursor={result['nextCursor']}", words)
+    separate = bool(result.get("filter", {}).get("context"))
+    body: list[str] = []
+    for item in result["files"]:
+        path = item["path"]
+        if separate and body:
+            body.append("--\n")
+        shown = 0
+        for index, block in enumerate(item["blocks"]):
+            if index and separate:
+                body.append("--\n")
+            for ln in block["lines"]:
+                mark = ":" if ln["match"] else "-"
+                shown += "column" in ln
+                body.append(f"{path}{mark}{ln['line']}{mark}{_shown(ln)}\n")
+        if item["matchCount"] > shown:
+            body.append(f"{path}: {item['matchCount'] - shown} more matching lines not shown\n")
+    return _answer.join(header, _answer.notes(result, words), "".join(body))
+
+
+def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
     """rg's --no-heading output: ``path:line:text``, context ``path-line-text``, ``--`` between
     blocks that do not touch (only when context was asked)."""
     plain = result.get("_plain")
@@ -205,10 +248,5 @@ def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> N
             for ln in block["lines"]:
                 mark = ":" if ln["match"] else "-"
                 write(f"{path}{mark}{ln['line']}{mark}{ln['text']}\n")
-    if verbose:
-        out.write(f"{result['totalMatches']} matching line{'s' if result['totalMatches'] != 1 else ''} in "
-                  f"{result['filesMatched']} file{'s' if result['filesMatched'] != 1 else ''} "
-                  f"({result['filesScanned']} searched, {result['binaryFilesSkipped']} binary, "
-                  f"{result['largeFilesSkipped']} too large)\n")
     if result.get("hint"):
-        (out if verbose else err).write(f"{'hint: ' if verbose else 'codenav: '}{result['hint']}\n")
+        err.write(f"codenav: {result['hint']}\n")

@@ -37,8 +37,8 @@ def arguments(ns: Any) -> dict[str, Any]:
         args["path_prefix"] = prefix
     if getattr(ns, "glob", None):
         args["glob"] = list(ns.glob)
-    # Plain output is for pipes: never cut it (the budget is for MCP and --json).
-    args["_unbounded"] = not ns.json
+    # Plain output is for pipes: never cut it (the budget is for MCP, --json and --verbose).
+    args["_unbounded"] = not (ns.json or ns.verbose)
     if not ns.json and not ns.verbose:
         args["_paths_only"] = True  # plain output prints the paths and nothing else of a row
     return args
@@ -147,23 +147,35 @@ def exit_code(result: dict[str, Any]) -> int:
     return 0
 
 
-def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
-    if verbose:
-        files = result["files"]
-        t = result["target"]
-        name = f"{t['registry']}:{t['name']}@{t['version']}" if "registry" in t else f"{t['repoUrl']}@{t['commit'][:12]}"
-        out.write(f"{name} · {len(files)} file{'s' if len(files) != 1 else ''}\n")
-        width = max((len(str(f["size"])) for f in files), default=1)
-        for f in files:
-            lang = f["language"] or "-"
-            link = f" -> {f['linkTarget']}" if "linkTarget" in f else ""
-            link += f" (not stored: {f['skipped']})" if "skipped" in f else ""
-            out.write(f"{f['size']:>{width}}  {f['fileType']:<7} {lang:<14} {f['path']}{link}\n")
-        if result.get("hint"):
-            out.write(f"hint: {_target.cli_words(result['hint'])}\n")
-        if result.get("skipped"):
-            out.write(f"note: {result['skipped']['count']} archive entries were skipped (unsafe or unaddressable names)\n")
-        return
+def _skipped_note(skipped: dict[str, Any]) -> str:
+    examples = ", ".join(f"{e['path']} ({e['reason']})" for e in skipped.get("examples", ()))
+    return (f"note: {skipped['count']} archive entries were skipped (unsafe or unaddressable names)"
+            + (f", e.g. {examples}" if examples else ""))
+
+
+def text(result: dict[str, Any], words: Any = None) -> str:
+    """The TEXT answer (SPEC §4.4): header with the count, notes, then one path per line (a
+    symlink's target and a file not stored are said beside it)."""
+    from . import _answer
+
+    # The filter is the caller's own and every path shows it: not repeated here.
+    header = f"{_answer.target_label(result['target'])} · {_answer.plural(result['totalFiles'], 'file')}"
+    if result["hasMore"]:
+        header += f" · first {len(result['files'])} shown"
+    lines = _answer.notes(result, words)
+    if result.get("skipped"):
+        lines.append(_skipped_note(result["skipped"]))
+    body = []
+    for f in result["files"]:
+        extra = f" -> {f['linkTarget']}" if "linkTarget" in f else ""
+        if "skipped" in f:
+            extra += f" (not stored: {f['skipped']}, {f['size']} bytes)"
+        body.append(f"{f['path']}{extra}\n")
+    return _answer.join(header, lines, "".join(body))
+
+
+def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
+    """Plain output: every path, one per line; notes on stderr."""
     if "paths" in result:  # from the listing file (run with _paths_only)
         out.write(result["paths"])
     for f in result.get("files", ()):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import text
+from .. import text as _text
 from ..targets import validate_path
 from . import _target
 from ._content import content_result
@@ -32,14 +32,14 @@ def configure(parser: Any) -> None:
 def arguments(ns: Any) -> dict[str, Any]:
     args, (path,) = _target.split_cli(ns, USAGE, ("PATH",))
     args["path"] = path
-    args.update(text.range_arguments(ns.lines))
-    args["_unbounded"] = not ns.json  # plain `read` is cat: never cut (SPEC §5)
+    args.update(_text.range_arguments(ns.lines))
+    args["_unbounded"] = not (ns.json or ns.verbose)  # plain `read` is cat: never cut (SPEC §5)
     return args
 
 
 def run(args: dict[str, Any]) -> dict[str, Any]:
     path = validate_path(args.get("path"))
-    text.check_range(args.get("start_line"), args.get("end_line"))  # before any download
+    _text.check_range(args.get("start_line"), args.get("end_line"))  # before any download
     entry = _target.open_entry(args)
     row, data = entry.read(path)
     result = content_result({"target": entry.target, "path": path, "language": row.language}, data,
@@ -52,18 +52,20 @@ def exit_code(result: dict[str, Any]) -> int:
     return 0
 
 
-def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
+def text(result: dict[str, Any], words: Any = None) -> str:
+    """The TEXT answer (SPEC §4.4): header, notes, then ``N<TAB>line`` for every line read."""
+    from . import _answer
+
+    header = _answer.content_header(f"{_answer.target_label(result['target'])} {result['path']}", result, words)
+    body = "" if result["isBinary"] else _answer.numbered(result)
+    return _answer.join(header, _answer.notes(result, words), body)
+
+
+def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
+    """Plain output: the file's bytes (cat); notes on stderr."""
     if result["isBinary"]:
         err.write(f"codenav: {result['path']} is a binary file ({result['size']} bytes); not printed\n")
         return
-    if not verbose:
-        out.write(result["content"])
-        if result.get("hasMore"):
-            err.write(f"codenav: {_target.cli_words(result['hint'])}\n")
-        return
-    lang = result.get("language") or "text"
-    out.write(f"{result['path']} · {lang} · lines {result['startLine']}-{result['endLine']} of {result['totalLines']}\n")
-    numbered = [(result["startLine"] + i, line, False) for i, line in enumerate(text.split_lines(result["content"]))]
-    _target.gutter(numbered, out)
-    if result.get("hint"):
-        out.write(f"hint: {_target.cli_words(result['hint'])}\n")
+    out.write(result["content"])
+    if result.get("hasMore"):
+        err.write(f"codenav: {_target.cli_words(result['hint'])}\n")

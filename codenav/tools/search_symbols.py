@@ -67,7 +67,7 @@ def arguments(ns: Any) -> dict[str, Any]:
         args["max_results"] = cli_int(ns.max, "--max", "max_results")
     if ns.cursor is not None:
         args["cursor"] = ns.cursor
-    args["_unbounded"] = not ns.json  # plain output is for pipes: max_results alone bounds it
+    args["_unbounded"] = not (ns.json or ns.verbose)  # plain output is for pipes: max_results alone bounds it
     return args
 
 
@@ -202,15 +202,33 @@ def _line(item: dict[str, Any]) -> str:
     return f"{item['path']}:{item['line']}:{item['kind']}:{name}" + (f"  {signature}" if signature else "")
 
 
-def render(result: dict[str, Any], verbose: bool, out: TextIO, err: TextIO) -> None:
-    results = result["results"]
-    if verbose:
-        total = result["totalResults"]
-        out.write(f"{result['query']} · {total} definition{'s' if total != 1 else ''} ({result['matchMode']} match)"
-                  f" · {result['filesIndexed']} files indexed, {result['filesSkipped']} skipped\n")
-    for item in results:
+def text(result: dict[str, Any], words: Any = None) -> str:
+    """The TEXT answer (SPEC §4.4): header with the counts and the page, notes, then one
+    ``path:line:kind:container.name  signature`` line per definition."""
+    from . import _answer
+
+    total, page = result["totalResults"], result["results"]
+    # The query is the caller's own; files the index could not parse are worth knowing (a
+    # definition there is not found), the count of those it could is not.
+    header = (f"{_answer.target_label(result['target'])} · {_answer.plural(total, 'definition')} "
+              f"({result['matchMode']} match"
+              + (f"; {result['filesSkipped']} of {result['filesIndexed'] + result['filesSkipped']} files unparsed"
+                 if result["filesSkipped"] else "") + ")")
+    if page and len(page) < total:
+        # A page ends where the next cursor starts (``END-FINGERPRINT``), or at the last result.
+        end = int(result["nextCursor"].split("-")[0]) if result.get("nextCursor") else total
+        header += f" · {end - len(page) + 1}-{end} shown"
+    if result.get("nextCursor"):
+        header += _answer.more(f"cursor={result['nextCursor']}", words)
+    # The issue's notation, as plain output: a doc line would double the cost of an answer
+    # (read_file at the line shows it with the code; --json carries it). docs/decisions.md.
+    body = "".join(_line(item) + "\n" for item in page)
+    return _answer.join(header, _answer.notes(result, words), body)
+
+
+def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
+    """Plain output: one line per definition; the hint (with the cursor) on stderr."""
+    for item in result["results"]:
         out.write(_line(item) + "\n")
-        if verbose and item.get("doc"):
-            out.write(f"    {item['doc']}\n")
     if result.get("hint"):
-        (out if verbose else err).write(f"{'hint: ' if verbose else 'codenav: '}{result['hint']}\n")
+        err.write(f"codenav: {result['hint']}\n")

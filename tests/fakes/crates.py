@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 
 from .archives import make_tgz
-from .http import FakeServer, Reply
+from .http import FakeServer, Reply, Routed
 
 STATIC_TEMPLATE = "/crates/{crate}/{crate}-{version}.crate"  # the real registry's dl template
 
@@ -54,7 +54,7 @@ class CrateVersion:
 
 
 @dataclass
-class FakeCrates:
+class FakeCrates(Routed):
     """Routes the sparse index under ``/index/``, ``.crate`` files and the API download."""
 
     server: FakeServer
@@ -62,15 +62,9 @@ class FakeCrates:
     dl: str | None = None  # the config.json dl value; None: the static template on this server
     crate_hits: int = 0
 
-    def __post_init__(self) -> None:
-        self.server.route("GET", "/index/config.json", self._config)
-        self.server.route_prefix("GET", "/index/", self._index)
-        self.server.route_prefix("GET", "/crates/", self._crate)
-        self.server.route_prefix("GET", "/api/v1/crates/", self._api_download)
-
-    @property
-    def url(self) -> str:
-        return self.server.url + "/index/"
+    ROUTES = (("GET", "/index/config.json", "_config"), ("GET", "/index/*", "_index"), ("GET", "/crates/*", "_crate"),
+              ("GET", "/api/v1/crates/*", "_api_download"))
+    BASE = "/index/"
 
     def publish(self, name: str, version: str, files: dict[str, bytes] | None = None, *, yanked: bool = False,
                 crate: bytes | None = None, cksum: str | None = None, v: int = 2) -> bytes:

@@ -27,7 +27,7 @@ import os
 import zipfile
 from dataclasses import dataclass, field
 
-from .http import FakeServer, Reply
+from .http import FakeServer, Reply, Routed
 
 TEXT = {"Content-Type": "text/plain; charset=UTF-8"}
 
@@ -176,7 +176,7 @@ class GoVersion:
 
 
 @dataclass
-class FakeGoProxy:
+class FakeGoProxy(Routed):
     server: FakeServer
     modules: dict[str, dict[str, GoVersion]] = field(default_factory=dict)
     latest: dict[str, str] = field(default_factory=dict)  # module -> @latest answer (optional endpoint)
@@ -189,14 +189,12 @@ class FakeGoProxy:
     ids: dict[tuple[str, str], int] = field(default_factory=dict)
     filler: int = 300  # records of other modules before the first test record (tiles beyond level 0)
 
+    ROUTES = (("GET", "/proxy/*", "_proxy"), ("GET", "/sumdb/*", "_sumdb_direct"))
+    BASE = "/proxy/"
+
     def __post_init__(self) -> None:
         self.log += [f"example.invalid/filler v1.0.{i} h1:{'A' * 43}=\n".encode() for i in range(self.filler)]
-        self.server.route_prefix("GET", "/proxy/", self._proxy)
-        self.server.route_prefix("GET", "/sumdb/", lambda h: self._sumdb(h, "/sumdb/"))
-
-    @property
-    def url(self) -> str:
-        return self.server.url + "/proxy/"
+        super().__post_init__()
 
     @property
     def sumdb_url(self) -> str:
@@ -306,6 +304,9 @@ class FakeGoProxy:
         if ext == "zip":
             return Reply(200, record.zip, {"Content-Type": "application/zip"})
         return Reply(404, b"404 page not found\n", TEXT)
+
+    def _sumdb_direct(self, handler) -> Reply:
+        return self._sumdb(handler, "/sumdb/")
 
     def _sumdb(self, handler, prefix: str) -> Reply:
         path = handler.path.split("?", 1)[0][len(prefix):]

@@ -25,7 +25,7 @@ import tempfile
 from dataclasses import dataclass, field
 
 from .archives import make_tgz
-from .http import FakeServer, Reply
+from .http import FakeServer, Reply, Routed
 
 
 def make_tarball(name: str, version: str, files: dict[str, bytes], *, contents: bytes | None = None) -> bytes:
@@ -96,7 +96,7 @@ class HexRelease:
 
 
 @dataclass
-class FakeHex:
+class FakeHex(Routed):
     """Routes ``/api/packages/…`` and ``/repo/tarballs/…`` on a FakeServer."""
 
     server: FakeServer
@@ -105,11 +105,9 @@ class FakeHex:
     signed: bool = False  # serve the signed registry /repo/packages/<name> and /repo/public_key
     signer: object = None  # payload -> signature; None: sign() with the session key
 
-    def __post_init__(self) -> None:
-        self.server.route_prefix("GET", "/api/packages/", self._api)
-        self.server.route_prefix("GET", "/repo/tarballs/", self._tarball)
-        self.server.route_prefix("GET", "/repo/packages/", self._registry)
-        self.server.route("GET", "/repo/public_key", self._public_key)
+    ROUTES = (("GET", "/api/packages/*", "_api"), ("GET", "/repo/tarballs/*", "_tarball"),
+              ("GET", "/repo/packages/*", "_registry"), ("GET", "/repo/public_key", "_public_key"))
+    BASE = "/repo/"
 
     @property
     def api_url(self) -> str:
@@ -117,7 +115,7 @@ class FakeHex:
 
     @property
     def repo_url(self) -> str:
-        return self.server.url + "/repo/"
+        return self.url
 
     def publish(self, name: str, version: str, files: dict[str, bytes] | None = None, *,
                 retired: str | None = None, tarball: bytes | None = None, checksum: str | None = "real") -> bytes:

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar, Self
 from urllib.parse import urlsplit
 
 
@@ -96,7 +96,42 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_HEAD = do_PUT = _handle
 
 
-class FakeServer(ThreadingHTTPServer):
+class Routed:
+    """A fake upstream on a FakeServer (a dataclass with a ``server`` field): its ``ROUTES``
+    (method, path, handler method name; a path ending in ``*`` is a prefix) are registered when
+    it is made, and ``url`` is the server's URL plus ``BASE``."""
+
+    server: FakeServer
+    ROUTES: ClassVar[tuple[tuple[str, str, str], ...]] = ()
+    BASE: ClassVar[str] = "/"
+
+    def __post_init__(self) -> None:
+        for method, path, handler in self.ROUTES:
+            if path.endswith("*"):
+                self.server.route_prefix(method, path[:-1], getattr(self, handler))
+            else:
+                self.server.route(method, path, getattr(self, handler))
+
+    @property
+    def url(self) -> str:
+        return self.server.url + self.BASE
+
+
+class InThread:
+    """``with server:`` serves in a daemon thread and shuts down on the way out."""
+
+    def __enter__(self) -> Self:
+        # A short poll interval: shutdown() waits for one, and the default 0.5 s adds up.
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class FakeServer(InThread, ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
 
@@ -137,20 +172,18 @@ class FakeServer(ThreadingHTTPServer):
     def route_prefix(self, method: str, prefix: str, fn: Route) -> None:
         self.prefix_routes.append((method, prefix, fn))
 
-    def route_for(self, method: str, path: str) -> Route | None:
-        if (method, path) in self.routes:
+    def route_for(self, method: str, path: str, skip: Route | None = None) -> Route | None:
+        """The route answering ``method path`` (an exact one first), passing over ``skip``."""
+        if self.routes.get((method, path), skip) is not skip:
             return self.routes[(method, path)]
         for m, prefix, fn in self.prefix_routes:
-            if m == method and path.startswith(prefix):
+            if m == method and path.startswith(prefix) and fn is not skip:
                 return fn
         return None
 
-    def __enter__(self) -> FakeServer:
-        # A short poll interval: shutdown() waits for one, and the default 0.5 s adds up.
-        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self._thread.start()
+    def reset(self) -> FakeServer:
+        """Forget every route and every request seen (a server reused by the next test)."""
+        self.routes.clear()
+        self.prefix_routes.clear()
+        self.seen.clear()
         return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.shutdown()
-        self.server_close()

@@ -14,7 +14,7 @@ import hashlib
 from dataclasses import dataclass, field
 
 from .archives import make_zip
-from .http import FakeServer, Reply
+from .http import FakeServer, Reply, Routed
 
 RATE_LIMIT_BODY = (b"Your IP: 127.0.0.1 has hit the rate limit with Maven Central. Too many requests. Find out "
                    b"more in https://www.sonatype.com/blog/maven-central-and-the-tragedy-of-the-commons")
@@ -22,19 +22,14 @@ ALL_SIDES = ("md5", "sha1", "sha256", "sha512")
 
 
 @dataclass
-class FakeMaven:
+class FakeMaven(Routed):
     server: FakeServer
     files: dict[str, bytes] = field(default_factory=dict)  # path under /maven2/ -> bytes
     versions: dict[str, list[str]] = field(default_factory=dict)  # "g:a" -> versions in deploy order
     rate_limited: bool = False
 
-    def __post_init__(self) -> None:
-        self.server.route_prefix("GET", "/maven2/", self._serve)
-        self.server.route_prefix("HEAD", "/maven2/", self._serve)
-
-    @property
-    def url(self) -> str:
-        return self.server.url + "/maven2/"
+    ROUTES = (("GET", "/maven2/*", "_serve"), ("HEAD", "/maven2/*", "_serve"))
+    BASE = "/maven2/"
 
     @staticmethod
     def folder(name: str) -> str:

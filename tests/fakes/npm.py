@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, unquote
 
 from .archives import make_tgz
-from .http import FakeServer, Reply
+from .http import FakeServer, Reply, Routed
 
 
 def sri(data: bytes) -> str:
@@ -28,7 +28,7 @@ class NpmVersion:
 
 
 @dataclass
-class FakeNpm:
+class FakeNpm(Routed):
     """Routes ``GET /<name>`` (packument) and ``GET /-/<file>.tgz`` (tarballs) on a FakeServer."""
 
     server: FakeServer
@@ -41,12 +41,7 @@ class FakeNpm:
     deprecations: dict[tuple[str, str], object] = field(default_factory=dict)  # (name, version) -> `deprecated`
     unpacked_sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # (name, version) -> dist.unpackedSize
 
-    def __post_init__(self) -> None:
-        self.server.route_prefix("GET", "/", self._serve)
-
-    @property
-    def url(self) -> str:
-        return self.server.url + "/"
+    ROUTES = (("GET", "/*", "_serve"),)
 
     def publish(self, name: str, version: str, files: dict[str, bytes], *, top: str = "package",
                 integrity: bool = True, shasum: bool = True, tarball: bytes | None = None,

@@ -20,7 +20,7 @@ import zipfile
 from dataclasses import dataclass, field
 from urllib.parse import unquote
 
-from .http import FakeServer, Reply
+from .http import FakeServer, Reply, Routed
 
 NOT_FOUND = b'<?xml version="1.0" encoding="utf-8"?><Error><Code>BlobNotFound</Code></Error>'
 
@@ -51,18 +51,14 @@ class NugetVersion:
 
 
 @dataclass
-class FakeNuget:
+class FakeNuget(Routed):
     server: FakeServer
     ids: dict[str, str] = field(default_factory=dict)  # lower id -> id as published
     packages: dict[str, list[NugetVersion]] = field(default_factory=dict)  # lower id -> versions
     paged: set[str] = field(default_factory=set)  # lower ids whose registration is paged
 
-    def __post_init__(self) -> None:
-        self.server.route_prefix("GET", "/v3", self._serve)
-
-    @property
-    def url(self) -> str:
-        return self.server.url + "/v3/index.json"
+    ROUTES = (("GET", "/v3*", "_serve"),)  # /v3/… and /v3-flatcontainer/…
+    BASE = "/v3/index.json"
 
     def publish(self, package_id: str, version: str, files: dict[str, bytes] | None = None, *, listed: bool = True,
                 data: bytes | None = None) -> bytes:

@@ -15,7 +15,7 @@ import io
 import zipfile
 from dataclasses import dataclass, field
 
-from .http import FakeServer, Reply
+from .http import FakeServer, Reply, Routed
 
 
 def zipball(owner: str, repo: str, sha: str, files: dict[str, bytes]) -> bytes:
@@ -26,6 +26,17 @@ def zipball(owner: str, repo: str, sha: str, files: dict[str, bytes]) -> bytes:
         for path, data in sorted(files.items()):
             zf.writestr(top + path, data)
     return buf.getvalue()
+
+
+_STABILITY = {"dev": 0, "alpha": 1, "beta": 2, "RC": 3, "": 4, "patch": 5}
+
+
+def _rough_order(normalized: str) -> tuple:
+    """Enough of Composer's order for the fake's newest-first listing (four numbers, then
+    dev < alpha < beta < RC < stable < patch), apart from codenav's own version code."""
+    numbers, _, modifier = normalized.partition("-")
+    stability = modifier.rstrip("0123456789")
+    return tuple(int(n) for n in numbers.split(".")), _STABILITY.get(stability, 4), modifier
 
 
 def minify(versions: list[dict]) -> list[dict]:
@@ -43,23 +54,15 @@ def minify(versions: list[dict]) -> list[dict]:
 
 
 @dataclass
-class FakePackagist:
+class FakePackagist(Routed):
     server: FakeServer
     releases: dict[str, list[dict]] = field(default_factory=dict)  # name -> entries, newest first
     zips: dict[str, bytes] = field(default_factory=dict)  # sha -> zip bytes
     mirror: bool = False  # packages.json names a preferred dist-url mirror
     minified: bool = True
 
-    def __post_init__(self) -> None:
-        self.server.route("GET", "/packages.json", self._root)
-        self.server.route_prefix("GET", "/p2/", self._p2)
-        self.server.route_prefix("GET", "/repos/", self._zipball)
-        self.server.route_prefix("GET", "/codeload/", self._codeload)
-        self.server.route_prefix("GET", "/dists/", self._dist)
-
-    @property
-    def url(self) -> str:
-        return self.server.url + "/"
+    ROUTES = (("GET", "/packages.json", "_root"), ("GET", "/p2/*", "_p2"), ("GET", "/repos/*", "_zipball"),
+              ("GET", "/codeload/*", "_codeload"), ("GET", "/dists/*", "_dist"))
 
     def publish(self, name: str, version: str, files: dict[str, bytes], *, owner: str = "Seldaek",
                 shasum: bool = False, zip_bytes: bytes | None = None, extra: dict | None = None) -> bytes:
@@ -84,9 +87,7 @@ class FakePackagist:
         }
         entries = self.releases.setdefault(name, [])
         entries.append(entry)
-        from codenav.registries.packagist import version_key
-
-        entries.sort(key=lambda e: version_key(e["version"]), reverse=True)
+        entries.sort(key=lambda e: _rough_order(e["version_normalized"]), reverse=True)
         return data
 
     def _root(self, handler) -> Reply:

@@ -11,7 +11,8 @@ import select
 import socket
 import socketserver
 import threading
-from typing import Any
+
+from .http import InThread
 
 
 class _Tunnel(socketserver.StreamRequestHandler):
@@ -58,7 +59,7 @@ class _Tunnel(socketserver.StreamRequestHandler):
             upstream.close()
 
 
-class ConnectProxy(socketserver.ThreadingTCPServer):
+class ConnectProxy(InThread, socketserver.ThreadingTCPServer):
     daemon_threads = True
     allow_reuse_address = True
 
@@ -71,12 +72,3 @@ class ConnectProxy(socketserver.ThreadingTCPServer):
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}"
-
-    def __enter__(self) -> ConnectProxy:
-        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.shutdown()
-        self.server_close()

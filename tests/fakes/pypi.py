@@ -17,7 +17,7 @@ from html import escape
 from urllib.parse import unquote
 
 from .archives import make_tgz, make_zip
-from .http import FakeServer, Reply
+from .http import FakeServer, Reply, Routed
 
 
 def _yank_attribute(yanked: bool | str) -> str:
@@ -36,7 +36,7 @@ class PypiFile:
 
 
 @dataclass
-class FakePypi:
+class FakePypi(Routed):
     """Routes ``GET /simple/<project>/`` and ``GET /files/<filename>`` on a FakeServer."""
 
     server: FakeServer
@@ -47,13 +47,8 @@ class FakePypi:
     bytes_sent: int = 0
     ranges_seen: list[str] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
-        self.server.route_prefix("GET", "/simple/", self._index)
-        self.server.route_prefix("GET", "/files/", self._file)
-
-    @property
-    def url(self) -> str:
-        return self.server.url + "/simple/"
+    ROUTES = (("GET", "/simple/*", "_index"), ("GET", "/files/*", "_file"))
+    BASE = "/simple/"
 
     def add(self, project: str, filename: str, data: bytes, *, yanked: bool | str = False,
             sha256: str | None = None, size: int | None = None) -> None:

@@ -18,7 +18,7 @@ import tarfile
 from dataclasses import dataclass, field
 
 from .archives import make_tgz
-from .http import FakeServer, Reply
+from .http import FakeServer, Reply, Routed
 
 
 def make_gem(name: str, version: str, files: dict[str, bytes], *, data_tar: bytes | None = None) -> bytes:
@@ -57,21 +57,14 @@ class GemVersion:
 
 
 @dataclass
-class FakeRubygems:
+class FakeRubygems(Routed):
     """Routes the compact index, the JSON versions API and the gems on a FakeServer."""
 
     server: FakeServer
     gems: dict[str, list[GemVersion]] = field(default_factory=dict)  # case-sensitive names
     gem_hits: int = 0
 
-    def __post_init__(self) -> None:
-        self.server.route_prefix("GET", "/info/", self._info)
-        self.server.route_prefix("GET", "/api/v1/versions/", self._api_versions)
-        self.server.route_prefix("GET", "/gems/", self._gem)
-
-    @property
-    def url(self) -> str:
-        return self.server.url + "/"
+    ROUTES = (("GET", "/info/*", "_info"), ("GET", "/api/v1/versions/*", "_api_versions"), ("GET", "/gems/*", "_gem"))
 
     def publish(self, name: str, version: str, files: dict[str, bytes] | None = None, *, platform: str = "ruby",
                 yanked: bool = False, gem: bytes | None = None, checksum: str | None = None) -> bytes:

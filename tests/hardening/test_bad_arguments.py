@@ -46,7 +46,7 @@ from tests.fakes.grepapp import FakeGrepApp
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
 from tests.fakes.pypi import FakePypi
-from tests.hardening.support import isolated_subprocess_env
+from tests.support.cli import isolated_subprocess_env
 
 pytestmark = pytest.mark.hardening
 
@@ -59,7 +59,7 @@ SPEC = "npm:demo@1.0.0"
 SECRET = "AKIAIOSFODNN7EXAMPLE"  # AWS's documented example key id: credential-shaped, not a credential
 BLOB = "https://github.com/octo/demo/blob/main/src/app.py"
 ERROR_EXIT = {"list_files": 1, "read_file": 1, "grep_file": 2, "grep_repo": 2, "diff_versions": 1, "search_symbols": 2,
-              "codesearch": 2, "codefetch": 1}
+              "codesearch": 2, "codefetch": 1, "list_deps": 1}
 
 
 @dataclass(frozen=True)
@@ -425,12 +425,25 @@ row("diff_versions", "extra-operand-cli", "path_prefix", None, (*DS, "lib", "mor
 
 # --- command lines argparse refuses: usage errors, exit 2 -----------------------------------
 
+# --- list_deps (SPEC §2.10) -----------------------------------------------------------------
+
+row("list_deps", "project-empty", "project_dir", {"project_dir": ""}, ("--project", ""))
+row("list_deps", "project-huge", "project_dir", {"project_dir": "a" * MB})
+row("list_deps", "project-huge-cli", "project_dir", None, ("--project", "a" * CLI_HUGE))
+row("list_deps", "project-non-utf8", "project_dir", {"project_dir": "\udcff"}, ("--project", b"\xff"))
+row("list_deps", "project-type", "project_dir", {"project_dir": 5})
+row("list_deps", "all-type", "all", {"all": "yes"})
+row("list_deps", "cursor-bad", "cursor", {"cursor": "x"}, ("--cursor", "x"))
+row("list_deps", "cursor-empty", "cursor", {"cursor": ""}, ("--cursor", ""))
+row("list_deps", "cursor-type", "cursor", {"cursor": 3})
+row("list_deps", "unknown-key", "deps", {"deps": "all"})
+
 USAGE_ERRORS: list[tuple[str, ...]] = [
     ("files", "--bogus"), ("files", "--repo-url"), ("read", SPEC, "index.js", "--lines"),
     ("grep", SPEC, "x", "index.js", "--context"), ("search",), ("search", "x", "--lang"), ("fetch", "--repo"),
     ("fetch", BLOB, "extra"), ("cache",), ("cache", "bogus"), ("cache", "list", "--bogus"),
     ("diff", *DS, "--stat", "--numstat"), ("cache", "path", "extra"), ("cache", "clear", "--json"),
-    ("cache", "prune", "--all"), ("nosuchcommand",),
+    ("cache", "prune", "--all"), ("nosuchcommand",), ("deps", "--all=yes"), ("deps", "extra"),
 ]
 
 # Command lines also run as real processes: every usage error, and one row in five.
@@ -530,7 +543,7 @@ def _mcp_calls(rows: list[Row], env: dict[str, str]) -> tuple[dict[str, dict[str
                        "params": {"name": r.tool, "arguments": r.mcp}})
     # ensure_ascii keeps lone surrogates as \udcff escapes: JSON can carry them, UTF-8 cannot.
     wire = b"".join(json.dumps(f, ensure_ascii=True).encode("ascii") + b"\n" for f in frames)
-    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", "--json"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     stderr: list[bytes] = []

@@ -21,10 +21,9 @@ from pathlib import Path
 import pytest
 
 from codenav.errors import CodenavError
-from tests.conftest import ROOT, run_cli
 from tests.fakes.npm import FakeNpm
-
-from .support import cache_report, check_entry
+from tests.support.cache import cache_report, check_entry
+from tests.support.cli import ROOT, run_cli
 
 pytestmark = pytest.mark.hardening
 

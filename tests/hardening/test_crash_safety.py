@@ -27,12 +27,11 @@ import pytest
 
 from codenav.errors import CodenavError
 from codenav.tools import list_files
-from tests.conftest import run_cli
 from tests.fakes.archives import make_tgz
 from tests.fakes.http import Reply
 from tests.fakes.npm import FakeNpm
-
-from .support import cache_report, check_entry, error_of
+from tests.support.cache import cache_report, check_entry, error_of
+from tests.support.cli import run_cli
 
 pytestmark = [pytest.mark.hardening,
               pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="finds the indexers through /proc")]

@@ -44,7 +44,7 @@ from tests.fakes.github import FakeGitHub
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.npm import FakeNpm
-from tests.hardening.support import isolated_subprocess_env
+from tests.support.cli import isolated_subprocess_env
 
 pytestmark = pytest.mark.hardening
 
@@ -73,6 +73,7 @@ TOOL_ARGUMENTS: dict[str, list[dict[str, Any]]] = {
                    {"query": "slow down", "repo": "octo/"}],
     "codefetch": [{"repo": "octo/demo", "path": "src/app.py"}, {"url": BLOB, "start_line": 1, "end_line": 1},
                   {"repo": "octo/demo", "path": "nope.py", "ref": "main"}],
+    "list_deps": [{"all": True}, {"cursor": "0"}, {"project_dir": "sub"}],
 }
 SEPARATORS = "\u2028\u2029\u0085"
 CONTROLS = "".join(chr(c) for c in range(0x20) if c != 0x0A) + "\x7f"
@@ -458,7 +459,7 @@ def run_session(frames: list[Frame], env: dict[str, str], base: Path) -> Session
     must = answers | (calls - cancelled)
     nulls = sum(1 for f in frames if f.expect == "null")
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "codenav", "mcp", "--json"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env)
     assert proc.stdin and proc.stdout and proc.stderr
     got: set[tuple[str, Any]] = set()

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import os
 
+from ...text import language_for
 from .model import KINDS, SIGNATURE_CHARS, Skipped, Symbol
 
 __all__ = ["KINDS", "SIGNATURE_CHARS", "Skipped", "Symbol", "build_index", "counts", "extract", "query", "search",
@@ -48,35 +49,17 @@ MAX_BYTES = 4 * 1024 * 1024  # a source file this large is generated (bundles, t
 MAX_LINE_BYTES = 32 * 1024  # a line this long means minified or generated code
 HEADER = "codenav-symbols\t1\n"
 
-_PYTHON = (".py", ".pyi")
-_JAVASCRIPT = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")  # .d.ts ends with .ts
+# The extractor module that reads each language of text.py's extension table (list_files'
+# ``language``): a file is indexed exactly when it is listed with one of these languages.
+EXTRACTORS = {"Python": "python", "JavaScript": "javascript", "TypeScript": "javascript", "TSX": "javascript",
+              "Rust": "rust", "Go": "go", "PHP": "php", "Java": "java", "Kotlin": "kotlin", "Ruby": "ruby",
+              "C#": "csharp", "Elixir": "elixir"}
 
 
 def language(path: str) -> str | None:
-    """``python``, ``javascript`` (JS and TS), ``rust``, ``go``, ``php``, ``java``, ``kotlin``, ``ruby``, ``csharp``,
-    ``elixir`` or None, by file name."""
-    lower = path.lower()
-    if lower.endswith(_PYTHON):
-        return "python"
-    if lower.endswith(_JAVASCRIPT):
-        return "javascript"
-    if lower.endswith(".rs"):
-        return "rust"
-    if lower.endswith(".go"):
-        return "go"
-    if lower.endswith(".php"):
-        return "php"
-    if lower.endswith(".java"):
-        return "java"
-    if lower.endswith((".kt", ".kts")):
-        return "kotlin"
-    if lower.endswith((".rb", ".rake", ".gemspec")):
-        return "ruby"
-    if lower.endswith(".cs"):
-        return "csharp"
-    if lower.endswith((".ex", ".exs")):
-        return "elixir"
-    return None
+    """The extractor for ``path`` (``python``, ``javascript`` for JS and TS, ``rust``, ``go``, ``php``,
+    ``java``, ``kotlin``, ``ruby``, ``csharp``, ``elixir``), or None: by its language in list_files."""
+    return EXTRACTORS.get(language_for(path))
 
 
 def too_large(data: bytes) -> str | None:
@@ -98,45 +81,9 @@ def extract(path: str, data: bytes) -> list[Symbol] | Skipped | None:
     if reason:
         return Skipped(reason)
     try:
-        if lang == "python":
-            from . import python
+        import importlib
 
-            return python.extract(path, data)
-        if lang == "javascript":
-            from . import javascript
-
-            return javascript.extract(path, data)
-        if lang == "rust":
-            from . import rust
-
-            return rust.extract(path, data)
-        if lang == "go":
-            from . import go
-
-            return go.extract(path, data)
-        if lang == "php":
-            from . import php
-
-            return php.extract(path, data)
-        if lang == "java":
-            from . import java
-
-            return java.extract(path, data)
-        if lang == "kotlin":
-            from . import kotlin
-
-            return kotlin.extract(path, data)
-        if lang == "ruby":
-            from . import ruby
-
-            return ruby.extract(path, data)
-        if lang == "csharp":
-            from . import csharp
-
-            return csharp.extract(path, data)
-        from . import elixir
-
-        return elixir.extract(path, data)
+        return importlib.import_module(f".{lang}", __name__).extract(path, data)
     except RecursionError:
         return Skipped("nested too deeply")
     except (SyntaxError, ValueError, UnicodeDecodeError) as exc:

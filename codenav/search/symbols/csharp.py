@@ -22,16 +22,19 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import LITERAL, NAME, PUNCT, TokenScanner, cut
+from .scanner import LITERAL, NAME, Lexer, TokenScanner, code_end, cut
 
 _TOKEN = re.compile(r"""
     (?P<nl>\n)
   | (?P<ws>[ \t\r\f\v\ufeff]+)
+  | (?P<pre>\#[^\n]*)
+  | (?P<str>(?:\$+@?|@\$*)?")
   | (?P<doc>///[^\n]*)
   | (?P<line>//[^\n]*)
   | (?P<block>/\*.*?(?:\*/|\Z))
   | (?P<char>'(?:[^'\\\n]|\\.)*'?)
-  | (?P<name>@?[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)
+  | (?P<verbatim>@[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)
+  | (?P<name>[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*)
   | (?P<num>\.?\d[\w.]*)
   | (?P<punct>\?\?=?|\?\.|=>|::|->|<<=|>>=|&&|\|\||\+\+|--|==|!=|<=|>=|[-+*/%&|^]=|[{}()\[\];,<>=!&|+\-*/%^.:?~])
 """, re.VERBOSE | re.DOTALL)
@@ -43,59 +46,30 @@ _MODIFIERS = frozenset(("public", "protected", "private", "internal", "static", 
 _TYPE_KINDS = {"class": "class", "struct": "class", "record": "class", "interface": "interface", "enum": "enum"}
 
 
-def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
-    tokens: list[tuple] = []
-    docs: dict[int, str] = {}
-    doc: list[str] = []
-    line = 1
-    i = 0
-    n = len(text)
-    match = _TOKEN.match
-    line_start = True
-    while i < n:
-        ch = text[i]
-        if line_start and ch == "#":  # a preprocessor line (#region, #if …)
-            end = text.find("\n", i)
-            i = n if end < 0 else end
-            continue
-        if ch in '"@$':
-            opening = _STRING_START.match(text, i)
-            if opening:
-                end = _string_end(text, i, opening.group())
-                if doc:
-                    docs[len(tokens)] = "\n".join(doc)
-                    doc = []
-                tokens.append((LITERAL, text[i:end], i, end, line))
-                line += text.count("\n", i, end)
-                line_start = False
-                i = end
-                continue
-        m = match(text, i)
-        if m is None:
-            i += 1
-            continue
-        group, end = m.lastgroup, m.end()
-        if group == "nl":
-            line += 1
-            line_start = True
-        elif group == "ws":
-            pass
-        elif group == "doc":
-            doc.append(m.group()[3:])
-        elif group == "line":
-            pass
-        elif group == "block":
-            line += text.count("\n", i, end)
-        else:
-            if doc:
-                docs[len(tokens)] = "\n".join(doc)
-                doc = []
-            kind = NAME if group == "name" else PUNCT if group == "punct" else LITERAL
-            value = m.group()
-            tokens.append((kind, value[1:] if kind == NAME and value.startswith("@") else value, i, end, line))
-            line_start = False
-        i = end
-    return tokens, docs
+class _Lexer(Lexer):
+    pattern = _TOKEN
+    special = {"pre": "preprocessor", "str": "string", "doc": "doc_comment", "block": "comment",
+               "verbatim": "verbatim_name"}
+
+    def preprocessor(self, start: int, m: re.Match) -> int:
+        """A ``#`` first on its line starts a directive (#region, #if …), passed over; elsewhere it is stray."""
+        return m.end() if self.newline else start + 1
+
+    def string(self, start: int, m: re.Match) -> int:
+        end = _string_end(self.text, start, m.group())
+        self.add(LITERAL, start, end)
+        return end
+
+    def doc_comment(self, start: int, m: re.Match) -> int:
+        if self.doc is None:
+            self.doc = []
+        self.doc.append(m.group()[3:])
+        return m.end()
+
+    def verbatim_name(self, start: int, m: re.Match) -> int:
+        """``@class``: the name ``class``."""
+        self.add(NAME, start, m.end(), m.group()[1:])
+        return m.end()
 
 
 def _string_end(text: str, i: int, opening: str) -> int:
@@ -127,35 +101,23 @@ def _string_end(text: str, i: int, opening: str) -> int:
             if text.startswith("{{", j):
                 j += 2
                 continue
-            j = _hole_end(text, j + 1)
+            j = code_end(text, j + 1, _literal_end)
             continue
         j += 1
     return n
 
 
-def _hole_end(text: str, j: int) -> int:
-    """The index after the ``}`` closing an interpolation hole whose code starts at ``j``."""
-    depth = 0
-    n = len(text)
-    while j < n:
-        ch = text[j]
-        if ch in '"@$':
-            opening = _STRING_START.match(text, j)
-            if opening:
-                j = _string_end(text, j, opening.group())
-                continue
-        if ch == "'":
-            close = _CHAR_LITERAL.match(text, j)
-            j = close.end() if close else j + 1
-            continue
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            if depth == 0:
-                return j + 1
-            depth -= 1
-        j += 1
-    return n
+def _literal_end(text: str, j: int) -> int | None:
+    """The end of the string or character literal opening at ``j`` (in an interpolation hole), or None."""
+    ch = text[j]
+    if ch in '"@$':
+        opening = _STRING_START.match(text, j)
+        if opening:
+            return _string_end(text, j, opening.group())
+    if ch == "'":
+        close = _CHAR_LITERAL.match(text, j)
+        return close.end() if close else j + 1
+    return None
 
 
 def _doc_line(doc: str) -> str:
@@ -169,9 +131,7 @@ def _doc_line(doc: str) -> str:
 
 class _Scanner(TokenScanner):
     doc_line = staticmethod(_doc_line)
-
-    def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text, *_tokenize(text))
+    lexer = _Lexer
 
     def attributes(self, i: int) -> int:
         while self.val(i) == "[":
@@ -207,13 +167,8 @@ class _Scanner(TokenScanner):
         """Namespace members (``type_name`` empty) or type members from ``i`` up to the closing ``}``."""
         if keyword == "enum":
             return self.enum_members(i, container, bool(exported_scope))
-        while i < self.n:
+        while (i := self.next_member(i)) < self.n and self.val(i) != "}":
             value = self.val(i)
-            if value == "}":
-                return i
-            if value == ";":
-                i += 1
-                continue
             doc_at = i
             i = self.attributes(i)
             start = i
@@ -332,20 +287,7 @@ class _Scanner(TokenScanner):
 
     def member(self, i: int, start: int, doc_at: int, container: str, type_name: str, mods: set[str],
                exported: bool) -> int:
-        j = i
-        depth = 0
-        while j < self.n:  # the header: up to ( = ; , { => at depth 0, generics counted
-            value = self.val(j)
-            if value == "<":
-                depth += 1
-            elif value in (">", ">>"):
-                depth -= len(value)
-            elif depth <= 0 and value in ("(", "=", ";", ",", "{", "}", "=>"):
-                break
-            elif value == "[":
-                j = self.skip_balanced(j)
-                continue
-            j += 1
+        j = self.member_header_end(i, ("(", "=", ";", ",", "{", "}", "=>"))
         stop = self.val(j)
         header = [self.val(k) for k in range(i, j)]
         if stop == "(":

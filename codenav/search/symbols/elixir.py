@@ -19,11 +19,18 @@ from __future__ import annotations
 
 import re
 
-from .model import SIGNATURE_CHARS, Symbol
-from .scanner import cut, hash_delimited_end
+from .model import Symbol
+from .scanner import (
+    LITERAL,
+    NAME,
+    PUNCT,
+    Lexer,
+    TokenScanner,
+    first_line,
+    hash_delimited_end,
+)
 
-TYPE, VALUE, START, END, LINE = range(5)
-NAME, PUNCT, LITERAL, KEY, ATTR = "n", "p", "l", "k", "@"
+KEY, ATTR = "k", "@"  # token types of a keyword key (``do:``) and a module attribute (``@doc``)
 
 _TOKEN = re.compile(r"""
     (?P<nl>\n)
@@ -33,11 +40,12 @@ _TOKEN = re.compile(r"""
   | (?P<atom>:(?:[A-Za-z_]\w*[?!]?|"(?:[^"\\]|\\.)*"|[+\-*/<>=!&|^~.]+))
   | (?P<char>\?(?:\\.|[^\s]))
   | (?P<attr>@[A-Za-z_]\w*)
+  | (?P<str>["'])
+  | (?P<sigil>~[A-Za-z]+[/|"'(\[{<])
   | (?P<name>[A-Za-z_\u0080-\uffff][\w\u0080-\uffff]*[?!]?)
   | (?P<num>\d[\w.]*)
   | (?P<punct>&&&|<<<|>>>|\|\|\||\^\^\^|~~~|\*\*|\.\.//|=~|<~>|<<~|~>>|<~|~>|<\|>|\|>|<>|->|<-|=>|\\\\|::|\.\.|===?|!==?|<=|>=|&&|\|\||\+\+|--|[{}()\[\];,<>=!&|+\-*/%^.:~])
 """, re.VERBOSE)
-_SIGIL = re.compile(r"~[A-Za-z]+([/|\"'(\[{<])")
 _PAIRS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 # after a definition's name these are its arguments, guard or body, never an operator being defined
 _NOT_OPERATORS = frozenset(("(", ")", ",", "[", "]", "{", "}", ".", "=", "\\\\", "::", "->", "|>", ";", "do:"))
@@ -47,83 +55,47 @@ _DEFINERS = {"def": ("function", True), "defp": ("function", False), "defmacro":
 _MODULES = frozenset(("defmodule", "defprotocol", "defimpl"))
 
 
-class _Tokens:
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.tokens: list[tuple] = []
-        self.scan()
+class _Lexer(Lexer):
+    pattern = _TOKEN
+    kinds = {"name": NAME, "punct": PUNCT, "key": KEY, "attr": ATTR}
+    skip = frozenset(("ws", "comment"))
+    special = {"str": "string", "sigil": "sigil"}
 
-    def scan(self) -> None:
+    def string(self, start: int, m: re.Match) -> int:
+        """A string or charlist, or a heredoc up to its closing triple quote."""
+        text, quote = self.text, m.group()
+        if text.startswith(quote * 3, start):
+            close = text.find(quote * 3, start + 3)
+            end = len(text) if close < 0 else close + 3
+        else:
+            end = hash_delimited_end(text, start + 1, quote, quote)
+        self.add(LITERAL, start, end)
+        return end
+
+    def sigil(self, start: int, m: re.Match) -> int:
+        """``~r/…/``, ``~s(…)``, ``~S\"\"\"…\"\"\"``, with their modifier letters."""
         text, n = self.text, len(self.text)
-        i, line = 0, 1
-        match = _TOKEN.match
-        while i < n:
-            ch = text[i]
-            if ch in "\"'":
-                if text.startswith(ch * 3, i):  # a heredoc: up to the closing triple quote
-                    close = text.find(ch * 3, i + 3)
-                    end = n if close < 0 else close + 3
-                else:
-                    end = hash_delimited_end(self.text, i + 1, ch, ch)
-                self.tokens.append((LITERAL, text[i:end], i, end, line))
-                line += text.count("\n", i, end)
-                i = end
-                continue
-            if ch == "~":
-                sigil = _SIGIL.match(text, i)
-                if sigil:
-                    opener = sigil.group(1)
-                    if opener in "\"'" and text.startswith(opener * 3, sigil.end() - 1):
-                        close = text.find(opener * 3, sigil.end() + 2)
-                        end = n if close < 0 else close + 3
-                    else:
-                        end = hash_delimited_end(self.text, sigil.end(), opener, _PAIRS.get(opener, opener))
-                    while end < n and text[end].isalpha():
-                        end += 1
-                    self.tokens.append((LITERAL, text[i:end], i, end, line))
-                    line += text.count("\n", i, end)
-                    i = end
-                    continue
-            m = match(text, i)
-            if m is None:
-                i += 1
-                continue
-            group, end = m.lastgroup, m.end()
-            if group == "nl":
-                line += 1
-            elif group not in ("ws", "comment"):
-                kind = {"name": NAME, "punct": PUNCT, "key": KEY, "attr": ATTR}.get(group, LITERAL)
-                self.tokens.append((kind, m.group(), i, end, line))
-            i = end
+        opener = m.group()[-1]
+        if opener in "\"'" and text.startswith(opener * 3, m.end() - 1):
+            close = text.find(opener * 3, m.end() + 2)
+            end = n if close < 0 else close + 3
+        else:
+            end = hash_delimited_end(text, m.end(), opener, _PAIRS.get(opener, opener))
+        while end < n and text[end].isalpha():
+            end += 1
+        self.add(LITERAL, start, end)
+        return end
 
 
 def _doc_line(literal: str) -> str:
     body = literal.lstrip("~").lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") if literal[:1] == "~" \
         else literal  # ``~S\"\"\"…\"\"\"``: the sigil's letter goes first
-    body = body.strip("\"'")
-    for line in body.split("\n"):
-        line = line.strip()
-        if line:
-            return cut(line)
-    return ""
+    return first_line(body.strip("\"'"))
 
 
-class _Scanner:
-    def __init__(self, path: str, text: str) -> None:
-        self.path = path
-        self.text = text
-        self.toks = _Tokens(text).tokens
-        self.n = len(self.toks)
-        self.symbols: list[Symbol] = []
-
-    def val(self, i: int) -> str:
-        return self.toks[i][VALUE] if 0 <= i < self.n else ""
-
-    def typ(self, i: int) -> str:
-        return self.toks[i][TYPE] if 0 <= i < self.n else ""
-
-    def line(self, i: int) -> int:
-        return self.toks[min(i, self.n - 1)][LINE] if self.n else 1
+class _Scanner(TokenScanner):
+    lexer = _Lexer
+    trailing = ","
 
     def keyword(self, i: int) -> str:
         """A name at ``i`` that is not a field or call on something (``x.end``)."""
@@ -149,12 +121,6 @@ class _Scanner:
                     return j
             j += 1
         return j
-
-    def signature(self, start: int, end: int) -> str:
-        end = max(min(end, self.n), start + 1)
-        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split()).rstrip(",").replace("( ", "(").replace(" )", ")")
-        return cut(text)
 
     def emit(self, name: str, kind: str, start: int, name_at: int, container: str, exported: bool, end: int,
              doc: str) -> Symbol:

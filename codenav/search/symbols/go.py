@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
-from .scanner import LITERAL, NAME, OPENERS, PUNCT, TYPE, VALUE, TokenScanner
+from .scanner import LITERAL, NAME, OPENERS, PUNCT, TIDY_TRAILING_COMMA, TYPE, VALUE, Lexer, TokenScanner
 
 NL = 5  # tokens carry a sixth field: whether a line break comes before them
 
@@ -43,47 +43,39 @@ _KEYWORDS = frozenset(("break", "case", "chan", "const", "continue", "default", 
                        "return", "select", "struct", "switch", "type", "var"))
 
 
-def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
-    tokens: list[tuple] = []
-    docs: dict[int, str] = {}
-    comment: list[str] = []
-    comment_end = -1  # the line of the last // comment of the current run
-    line = 1
-    newline = True
-    i = 0
-    n = len(text)
-    match = _TOKEN.match
-    while i < n:
-        m = match(text, i)
-        if m is None:
-            i += 1
-            continue
-        group, end = m.lastgroup, m.end()
-        if group == "nl":
-            line += 1
-            newline = True
-        elif group == "ws":
-            pass
-        elif group == "line":
-            if comment and comment_end == line - 1 and newline:
-                comment.append(m.group()[2:])
-            else:
-                comment = [m.group()[2:]] if newline or not tokens else []
-            comment_end = line
-        elif group == "block":
-            line += text.count("\n", i, end)
-            newline = newline or "\n" in m.group()
-            comment = []
+class _Lexer(Lexer):
+    """Go's tokens; a run of ``//`` lines that starts its line and ends on the line before a token is its doc."""
+
+    pattern = _TOKEN
+    skip = frozenset(("ws",))
+    special = {"line": "line_comment", "block": "other_comment"}
+    newline_field = True
+
+    def __init__(self, text: str) -> None:
+        self.comment: list[str] = []  # the current run of // comments
+        self.comment_end = -1  # the line of its last comment
+        super().__init__(text)
+
+    def line_comment(self, start: int, m: re.Match) -> int:
+        body = m.group()[2:]
+        if self.comment and self.comment_end == self.line - 1 and self.newline:
+            self.comment.append(body)
         else:
-            kind = NAME if group == "name" else PUNCT if group == "punct" else LITERAL
-            if comment and comment_end == line - 1:
-                docs[len(tokens)] = "\n".join(comment)
-            comment = []
-            tokens.append((kind, m.group(), i, end, line, newline))
-            line += text.count("\n", i, end)
-            newline = False
-        i = end
-    return tokens, docs
+            self.comment = [body] if self.newline or not self.tokens else []
+        self.comment_end = self.line
+        self.doc = self.comment or None
+        return m.end()
+
+    def other_comment(self, start: int, m: re.Match) -> int:
+        self.comment = []  # a /* */ comment ends a run
+        self.doc = None
+        return self.passed(start, m.end())
+
+    def attach(self, index: int, line: int) -> None:
+        if self.comment_end == line - 1:
+            self.docs[index] = "\n".join(self.comment)
+        self.comment = []
+        self.doc = None
 
 
 def _exported(name: str) -> bool:
@@ -91,10 +83,8 @@ def _exported(name: str) -> bool:
 
 
 class _Scanner(TokenScanner):
-    drop_trailing_comma = True
-
-    def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text, *_tokenize(text))
+    tidy = TIDY_TRAILING_COMMA
+    lexer = _Lexer
 
     def is_name(self, i: int) -> bool:
         return i < self.n and self.toks[i][TYPE] == NAME and self.toks[i][VALUE] not in _KEYWORDS
@@ -128,14 +118,13 @@ class _Scanner(TokenScanner):
             i += 1
         return i
 
+    def doc_line(self, doc: str) -> str:
+        return next((part.strip() for part in doc.split("\n") if part.strip()), "")[:SIGNATURE_CHARS]
+
     def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
              signature: str, doc_at: int) -> Symbol:
-        doc = self.docs.get(doc_at, "")
-        first = next((part.strip() for part in doc.split("\n") if part.strip()), "")
-        symbol = Symbol(name, kind, self.path, self.line(name_at), self.line(end_tok) if end_tok is not None else None,
-                        container, signature, first[:SIGNATURE_CHARS], _exported(name))
-        self.symbols.append(symbol)
-        return symbol
+        """Go says what is exported by the name alone."""
+        return super().emit(name, kind, start, name_at, end_tok, container, _exported(name), signature, doc_at)
 
     def run(self) -> list[Symbol]:
         i = 0
@@ -211,13 +200,7 @@ class _Scanner(TokenScanner):
     def spec(self, i: int, keyword: str, start: int, doc_at: int) -> int:
         if keyword == "type":
             return self.type_spec(i, start, doc_at)
-        names = []
-        j = i
-        while self.is_name(j):
-            names.append(j)
-            if self.val(j + 1) != ",":
-                break
-            j += 2
+        names = self.name_list(i)
         if not names:
             return self.spec_end(i)
         after = names[-1] + 1
@@ -267,13 +250,7 @@ class _Scanner(TokenScanner):
                 if self.is_name(i) and self.val(i + 1) == "(":
                     self.emit(self.val(i), "method", i, i, end - 1, container, self.signature(i, end), i)
             else:
-                names = []
-                j = i
-                while self.is_name(j):
-                    names.append(j)
-                    if self.val(j + 1) != ",":
-                        break
-                    j += 2
+                names = self.name_list(i)
                 typed = names and names[-1] + 1 < end and self.val(names[-1] + 1) not in (".",) \
                     and self.toks[names[-1] + 1][TYPE] != LITERAL
                 if typed:

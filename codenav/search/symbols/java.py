@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import TokenScanner, block_doc_line, c_like_tokens, upper_name
+from .scanner import Lexer, TokenScanner, block_doc_line, upper_name
 
 _TOKEN = re.compile(r'''
     (?P<nl>\n)
@@ -41,8 +41,9 @@ _MODIFIERS = frozenset(("public", "protected", "private", "static", "final", "ab
 _TYPE_KINDS = {"class": "class", "record": "class", "interface": "interface", "enum": "enum"}
 
 
-def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
-    return c_like_tokens(text, _TOKEN)
+class _Lexer(Lexer):
+    pattern = _TOKEN
+    special = {"block": "javadoc"}
 
 
 def _doc_line(comment: str) -> str:
@@ -51,36 +52,7 @@ def _doc_line(comment: str) -> str:
 
 class _Scanner(TokenScanner):
     doc_line = staticmethod(_doc_line)
-
-    def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text, *_tokenize(text))
-
-    def skip_angles(self, i: int) -> int:
-        depth = 0
-        while i < self.n:
-            value = self.val(i)
-            if value == "<":
-                depth += 1
-            elif value in (">", ">>", ">>>"):
-                depth -= len(value)
-                if depth <= 0:
-                    return i + 1
-            elif value in (";", "{", "}", "="):
-                return i
-            elif value in ("(", "["):
-                i = self.skip_balanced(i)
-                continue
-            i += 1
-        return i
-
-    def annotations(self, i: int) -> int:
-        while self.val(i) == "@" and self.is_name(i + 1) and self.val(i + 1) != "interface":
-            i += 2
-            while self.val(i) == "." and self.is_name(i + 1):
-                i += 2
-            if self.val(i) == "(":
-                i = self.skip_balanced(i)
-        return i
+    lexer = _Lexer
 
     def modifiers(self, i: int) -> tuple[int, set[str]]:
         found: set[str] = set()
@@ -124,13 +96,7 @@ class _Scanner(TokenScanner):
         """Members of a type body from ``i``; returns the index of its ``}``."""
         if keyword == "enum":
             i = self.enum_constants(i, container, exported)
-        while i < self.n:
-            value = self.val(i)
-            if value == "}":
-                return i
-            if value == ";":
-                i += 1
-                continue
+        while (i := self.next_member(i)) < self.n and self.val(i) != "}":
             doc_at = i
             i, mods = self.modifiers(i)
             start = self.annotations(doc_at)  # the signature starts after the annotations
@@ -202,20 +168,8 @@ class _Scanner(TokenScanner):
         j = i
         if self.val(j) == "<":  # a generic method's type parameters
             j = self.skip_angles(j)
-        depth = 0
         names: list[int] = []
-        while j < self.n:  # the header: everything up to ( or = or ; at depth 0, generics counted
-            value = self.val(j)
-            if value == "<":
-                depth += 1
-            elif value in (">", ">>", ">>>"):
-                depth -= len(value)
-            elif depth <= 0 and value in ("(", "=", ";", ",", "{", "}"):
-                break
-            elif value == "[":
-                j = self.skip_balanced(j)
-                continue
-            j += 1
+        j = self.member_header_end(j, ("(", "=", ";", ",", "{", "}"))
         stop = self.val(j)
         if stop == "{" and j == i + 1 and self.val(i) == class_name:  # a record's compact constructor
             body_end = self.skip_balanced(j)

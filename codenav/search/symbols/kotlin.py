@@ -1,6 +1,6 @@
 """Kotlin definitions (.kt, .kts) at declaration level, by a tokenizer and a body scanner.
 
-The tokenizer (scanner.c_like_tokens with Kotlin's token pattern) knows strings with ``$name``
+The tokenizer (scanner.Lexer with Kotlin's token pattern) knows strings with ``$name``
 and ``${…}`` templates (a template is code: its own strings, braces and comments are scanned), raw strings (``\"\"\"…\"\"\"``, templates too),
 character literals, line comments, nested block comments (``/* /* */ */``) and backtick
 identifiers; a ``/** … */`` KDoc is kept for the declaration after it (its first line of text).
@@ -37,11 +37,12 @@ from .scanner import (
     OPENERS,
     PUNCT,
     START,
+    TIDY_TRAILING_COMMA,
     TYPE,
     VALUE,
+    Lexer,
     TokenScanner,
     block_doc_line,
-    c_like_tokens,
     nested_comment_end,
 )
 
@@ -133,9 +134,21 @@ def _string_end(text: str, i: int) -> int:
     return min(i, n)
 
 
+class _Lexer(Lexer):
+    pattern = _TOKEN
+    kinds = {"name": NAME, "tick": NAME, "punct": PUNCT}
+    special = {"block": "nested_javadoc", "str": "string"}
+
+    def string(self, start: int, m: re.Match) -> int:
+        end = _string_end(self.text, start)
+        self.add(LITERAL, start, end)
+        return end
+
+
 def tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
     """The tokens of ``text`` (see scanner.py) and the KDoc comment before each documented token."""
-    return c_like_tokens(text, _TOKEN, {"block": nested_comment_end, "str": _string_end})
+    lexer = _Lexer(text)
+    return lexer.tokens, lexer.docs
 
 
 def _plain(name: str) -> str:
@@ -144,10 +157,9 @@ def _plain(name: str) -> str:
 
 
 class _Scanner(TokenScanner):
-    drop_trailing_comma = True
-
-    def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text, *tokenize(text))
+    tidy = TIDY_TRAILING_COMMA
+    lexer = _Lexer
+    angle_stops = (";", "{", "}", "=", ")", "]")
 
     def new_line(self, i: int) -> bool:
         """Whether token ``i`` starts a line (after token ``i - 1``; only a literal spans lines)."""
@@ -165,26 +177,6 @@ class _Scanner(TokenScanner):
                         self.signature(sig_start, sig_end), block_doc_line(doc) if doc else "", exported)
         self.symbols.append(symbol)
         return symbol
-
-    def skip_angles(self, i: int) -> int:
-        """The index after the ``>`` closing the ``<`` at ``i`` (or where a type cannot go on)."""
-        depth = 0
-        while i < self.n:
-            value = self.val(i)
-            if self.toks[i][TYPE] == PUNCT:
-                if value == "<":
-                    depth += 1
-                elif value == ">":
-                    depth -= 1
-                    if depth <= 0:
-                        return i + 1
-                elif value in (";", "{", "}", "=", ")", "]"):
-                    return i
-                elif value in ("(", "["):
-                    i = self.skip_balanced(i)
-                    continue
-            i += 1
-        return i
 
     def annotation(self, i: int) -> int:
         """The index after the annotation at ``i`` (``@A``, ``@a.B(…)``, ``@file:A``, ``@[A B]``)."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import LITERAL, NAME, PUNCT, TYPE, TokenScanner, block_doc_line
+from .scanner import LITERAL, NAME, PUNCT, TIDY_TRAILING_COMMA, Lexer, TokenScanner, block_doc_line
 
 VARIABLE = "$"
 
@@ -42,62 +42,45 @@ _OPENERS = {"(": ")", "[": "]", "{": "}", "#[": "]"}
 _MODIFIERS = frozenset(("public", "protected", "private", "static", "abstract", "final", "readonly", "var"))
 
 
-def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
-    tokens: list[tuple] = []
-    docs: dict[int, str] = {}
-    doc = None
-    line = 1
-    n = len(text)
-    match = _TOKEN.match
-    tag = _OPEN_TAG.search(text)
-    i = n if tag is None else tag.end()
-    line += text.count("\n", 0, i)
-    while i < n:
-        m = match(text, i)
-        if m is None:
-            i += 1
-            continue
-        group, end = m.lastgroup, m.end()
-        if group == "nl":
-            line += 1
-        elif group in ("ws", "line", "label", "quote"):
-            pass
-        elif group == "close":  # back to HTML until the next open tag
-            tag = _OPEN_TAG.search(text, end)
-            end = n if tag is None else tag.end()
-            line += text.count("\n", i, end)
-            tokens.append((PUNCT, ";", i, i + 2, line))
-        elif group == "block":
-            if text.startswith("/**", i):
-                doc = m.group()
-            line += text.count("\n", i, end)
-        else:
-            if group == "heredoc":
-                closing = re.compile(r"^[ \t]*" + re.escape(m.group("label")) + r"\b", re.MULTILINE)
-                found = closing.search(text, end)
-                end = n if found is None else found.end()
-                kind = LITERAL
-            else:
-                kind = {"var": VARIABLE, "name": NAME, "punct": PUNCT}.get(group, LITERAL)
-            if doc is not None:
-                docs[len(tokens)] = doc
-                doc = None
-            tokens.append((kind, text[i:end], i, end, line))
-            line += text.count("\n", i, end)
-        i = end
-    return tokens, docs
+class _Lexer(Lexer):
+    """PHP's tokens: only the code between ``<?php``/``<?=`` and ``?>``."""
+
+    pattern = _TOKEN
+    kinds = {"var": VARIABLE, "name": NAME, "punct": PUNCT}
+    skip = frozenset(("ws", "line", "label", "quote"))
+    special = {"close": "close_tag", "block": "docblock", "heredoc": "heredoc"}
+
+    def __init__(self, text: str) -> None:
+        tag = _OPEN_TAG.search(text)
+        super().__init__(text, len(text) if tag is None else tag.end())
+
+    def close_tag(self, start: int, m: re.Match) -> int:
+        """``?>``: back to HTML until the next open tag; it ends a statement as ``;`` does."""
+        tag = _OPEN_TAG.search(self.text, m.end())
+        end = len(self.text) if tag is None else tag.end()
+        self.line += self.text.count("\n", start, end)
+        self.tokens.append((PUNCT, ";", start, start + 2, self.line))
+        return end
+
+    def docblock(self, start: int, m: re.Match) -> int:
+        if self.text.startswith("/**", start):
+            self.doc = m.group()
+        return self.passed(start, m.end())
+
+    def heredoc(self, start: int, m: re.Match) -> int:
+        """``<<<ID`` … ``ID`` (``<<<'ID'``, a nowdoc, too): up to the line that starts with the label."""
+        closing = re.compile(r"^[ \t]*" + re.escape(m.group("label")) + r"\b", re.MULTILINE)
+        found = closing.search(self.text, m.end())
+        end = len(self.text) if found is None else found.end()
+        self.add(LITERAL, start, end)
+        return end
 
 
 class _Scanner(TokenScanner):
     doc_line = staticmethod(block_doc_line)
-    drop_trailing_comma = True
+    tidy = TIDY_TRAILING_COMMA
     openers = _OPENERS
-
-    def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text, *_tokenize(text))
-
-    def typ(self, i: int) -> str:
-        return self.toks[i][TYPE] if i < self.n else ""
+    lexer = _Lexer
 
     def skip_attributes(self, i: int) -> int:
         while self.val(i) == "#[":
@@ -185,12 +168,7 @@ class _Scanner(TokenScanner):
 
     def members(self, i: int, container: str) -> int:
         """Members of a class, interface, trait or enum body; returns the index of its ``}``."""
-        while i < self.n:
-            if self.val(i) == "}":
-                return i
-            if self.val(i) == ";":
-                i += 1
-                continue
+        while (i := self.next_member(i)) < self.n and self.val(i) != "}":
             doc_at = i
             i = self.skip_attributes(i)
             start = i

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from .model import SIGNATURE_CHARS, Symbol
-from .scanner import cut, hash_delimited_end
+from .scanner import TokenScanner, hash_delimited_end
 
 TYPE, VALUE, START, END, LINE, FIRST = range(6)
 NAME, PUNCT, LITERAL, VAR = "n", "p", "l", "v"
@@ -155,24 +155,12 @@ _KEYWORDS = frozenset((
 _ATTRIBUTES = frozenset(("attr_reader", "attr_writer", "attr_accessor", "attr"))
 
 
-class _Scanner:
+class _Scanner(TokenScanner):
+    tidy = ()  # a signature is the source as written, white space folded
     def __init__(self, path: str, text: str) -> None:
-        self.path = path
-        self.text = text
         tokens = _Tokens(text)
-        self.toks = tokens.tokens
+        super().__init__(path, text, tokens.tokens)
         self.comments = tokens.comments
-        self.n = len(self.toks)
-        self.symbols: list[Symbol] = []
-
-    def val(self, i: int) -> str:
-        return self.toks[i][VALUE] if 0 <= i < self.n else ""
-
-    def typ(self, i: int) -> str:
-        return self.toks[i][TYPE] if 0 <= i < self.n else ""
-
-    def line(self, i: int) -> int:
-        return self.toks[min(i, self.n - 1)][LINE] if self.n else 1
 
     def same_line(self, i: int) -> bool:
         return 0 < i < self.n and not self.toks[i][FIRST] and self.toks[i - 1][VALUE] != ";"
@@ -209,12 +197,6 @@ class _Scanner:
                 return j
             j += 1
         return j
-
-    def signature(self, start: int, end: int) -> str:
-        end = max(min(end, self.n), start + 1)
-        raw = self.text[self.toks[start][START]: self.toks[end - 1][END]][: SIGNATURE_CHARS * 8]
-        text = " ".join(raw.split())
-        return cut(text)
 
     def emit(self, name: str, kind: str, start: int, name_at: int, container: str, exported: bool,
              signature: str) -> Symbol:

@@ -21,7 +21,19 @@ from __future__ import annotations
 import re
 
 from .model import Symbol
-from .scanner import LITERAL, NAME, OPENERS, PUNCT, TYPE, TokenScanner, cut, nested_comment_end, upper_name
+from .scanner import (
+    LITERAL,
+    NAME,
+    OPENERS,
+    PUNCT,
+    TIDY_TRAILING_COMMA,
+    TYPE,
+    Lexer,
+    TokenScanner,
+    first_line,
+    nested_comment_end,
+    upper_name,
+)
 
 LIFETIME = "'"
 
@@ -29,6 +41,7 @@ _TOKEN = re.compile(r"""
     (?P<nl>\n)
   | (?P<ws>[ \t\r\f\v\ufeff]+)
   | (?P<line>//[^\n]*)
+  | (?P<block>/\*)
   | (?P<raw>b?r\#*")
   | (?P<str>b?"(?:[^"\\]|\\.)*"?)
   | (?P<char>b?'(?:[^'\\\n]|\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F_]*\}|.))')
@@ -39,68 +52,41 @@ _TOKEN = re.compile(r"""
 """, re.VERBOSE | re.DOTALL)
 
 
-def _tokenize(text: str) -> tuple[list[tuple], dict[int, str]]:
-    tokens: list[tuple] = []
-    docs: dict[int, str] = {}
-    doc: list[str] = []
-    line = 1
-    i = 0
-    n = len(text)
-    match = _TOKEN.match
-    while i < n:
-        if text.startswith("/*", i):  # block comments nest in Rust
-            j = nested_comment_end(text, i)
-            if text.startswith("/**", i) and not text.startswith("/**/", i):
-                doc = [line.strip().lstrip("*") for line in text[i + 3: j - 2].split("\n")]
-            line += text.count("\n", i, j)
-            i = j
-            continue
-        m = match(text, i)
-        if m is None:
-            i += 1
-            continue
-        group, end = m.lastgroup, m.end()
-        if group == "nl":
-            line += 1
-        elif group == "ws":
-            pass
-        elif group == "line":
-            value = m.group()
-            if value.startswith("///") and not value.startswith("////"):
-                doc.append(value[3:])
-        else:
-            if group == "raw":
-                hashes = m.group().count("#")
-                close = text.find('"' + "#" * hashes, end)
-                end = n if close < 0 else close + 1 + hashes
-                kind = LITERAL
-            else:
-                kind = {"str": LITERAL, "char": LITERAL, "num": LITERAL, "life": LIFETIME, "name": NAME}.get(
-                    group, PUNCT)
-            if doc:
-                docs[len(tokens)] = "\n".join(doc)
-                doc = []
-            tokens.append((kind, text[i:end], i, end, line))
-            line += text.count("\n", i, end)
-        i = end
-    return tokens, docs
+class _Lexer(Lexer):
+    pattern = _TOKEN
+    kinds = {"name": NAME, "punct": PUNCT, "life": LIFETIME}
+    skip = frozenset(("ws",))
+    special = {"line": "line_comment", "block": "block_comment", "raw": "raw_string"}
 
+    def line_comment(self, start: int, m: re.Match) -> int:
+        value = m.group()
+        if value.startswith("///") and not value.startswith("////"):
+            if self.doc is None:
+                self.doc = []
+            self.doc.append(value[3:])
+        return m.end()
 
-def _doc_line(doc: str) -> str:
-    for line in doc.split("\n"):
-        line = line.strip()
-        if line:
-            return cut(line)
-    return ""
+    def block_comment(self, start: int, m: re.Match) -> int:
+        """Block comments nest in Rust; a ``/** … */`` one is a doc, its lines' leading ``*`` dropped."""
+        text = self.text
+        end = nested_comment_end(text, start)
+        if text.startswith("/**", start) and not text.startswith("/**/", start):
+            self.doc = [line.strip().lstrip("*") for line in text[start + 3: end - 2].split("\n")]
+        return self.passed(start, end)
 
-
+    def raw_string(self, start: int, m: re.Match) -> int:
+        """``r#"…"#``: up to a quote followed by as many ``#`` as opened it."""
+        hashes = m.group().count("#")
+        close = self.text.find('"' + "#" * hashes, m.end())
+        end = len(self.text) if close < 0 else close + 1 + hashes
+        self.add(LITERAL, start, end)
+        return end
 
 
 class _Scanner(TokenScanner):
-    drop_trailing_comma = True
-
-    def __init__(self, path: str, text: str) -> None:
-        super().__init__(path, text, *_tokenize(text))
+    tidy = TIDY_TRAILING_COMMA
+    lexer = _Lexer
+    doc_line = staticmethod(first_line)
 
     def header_end(self, i: int) -> int:
         """The index of the ``{`` or ``;`` ending an item header at ``i`` (brackets skipped)."""
@@ -122,24 +108,10 @@ class _Scanner(TokenScanner):
             return self.skip_balanced(end)
         return end + 1 if self.val(end) == ";" else end
 
-    def emit(self, name: str, kind: str, start: int, name_at: int, end_tok: int | None, container: str,
-             exported: bool | None, signature: str, doc_at: int) -> Symbol:
-        doc = self.docs.get(doc_at, "")
-        symbol = Symbol(name, kind, self.path, self.line(name_at),
-                        self.line(end_tok) if end_tok is not None else None, container, signature,
-                        _doc_line(doc) if doc else "", exported)
-        self.symbols.append(symbol)
-        return symbol
-
     def items(self, i: int, container: str, scope: str, scope_exported: bool | None) -> int:
         """Items from ``i`` up to the ``}`` closing the block (``scope``: file, mod, impl, trait, trait-impl)."""
-        while i < self.n:
+        while (i := self.next_member(i)) < self.n and self.val(i) != "}":
             value = self.val(i)
-            if value == "}":
-                return i
-            if value == ";":
-                i += 1
-                continue
             doc_at = i
             while self.val(i) == "#":  # attributes: #[…] and #![…]
                 j = i + 1 + (self.val(i + 1) == "!")

@@ -1,0 +1,163 @@
+"""list_deps / ``codenav deps``: what the project locks, every ecosystem at once (issue 23 item 2).
+
+``run(args)`` reads the project's lockfiles through ``lockfiles.project`` and answers
+``{dependencies, lockfiles, totalDirect, totalLocked, all, hasMore, nextCursor?, hint?,
+warnings?}``: one row per locked registry package (``registry``, ``name``, ``version``,
+``direct``, the ``file`` that states the version relative to the project directory, as
+``versionSource`` says it, and its ``entry``), direct dependencies only unless ``all``. Rows
+come in the table's registry order, then by name and version, so a ``cursor`` (an offset into
+that order) pages through a long ``all`` listing without a gap or a repeat while the
+lockfiles do not change. Plain CLI output is one ``REGISTRY:NAME@VERSION`` per line, ready
+for ``codenav read``; the lockfiles read are named on stderr.
+"""
+
+from __future__ import annotations
+
+from ..errors import invalid
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from typing import Any, TextIO
+
+NAME = "list_deps"
+COMMAND = "deps"
+HELP = "list what the project locks, one REGISTRY:NAME@VERSION per line"
+DESCRIPTION = (
+    "List the packages the project's lockfiles pin, for every ecosystem (package-lock.json, uv.lock,\n"
+    "Cargo.lock, go.mod, Gemfile.lock, composer.lock, mix.lock, packages.lock.json, pom.xml, …),\n"
+    "one REGISTRY:NAME@VERSION per line: direct dependencies, or every locked package with --all."
+)
+USAGE = "codenav deps [--project DIR] [--all]"
+ERROR_EXIT = 1
+_ROOM = 600  # bytes kept for the hint and cursor when a page is fitted to the budget
+
+
+def configure(parser: Any) -> None:
+    parser.usage = USAGE + " [--json] [--verbose]"
+    parser.add_argument("--project", metavar="DIR",
+                        help="the project's directory; its lockfiles are found from there up (default: this directory)")
+    parser.add_argument("--all", action="store_true", help="every locked package, not only the direct dependencies")
+    parser.add_argument("--cursor", metavar="C", help="the nextCursor of the previous page (--json)")
+
+
+def arguments(ns: Any) -> dict[str, Any]:
+    args: dict[str, Any] = {}
+    if ns.project is not None:
+        args["project_dir"] = ns.project
+    if ns.all:
+        args["all"] = True
+    if ns.cursor is not None:
+        args["cursor"] = ns.cursor
+    # Plain output is for pipes: never cut it (the budget is for MCP and --json).
+    args["_unbounded"] = not (ns.json or ns.verbose)
+    return args
+
+
+def _start(args: dict[str, Any]) -> str:
+    import os
+
+    from ..targets import MAX_PATH, PROJECT_VARIABLE
+    given = args.get("project_dir")
+    if given is None:
+        given = os.environ.get(PROJECT_VARIABLE) or os.getcwd()  # "" turns version lookups off, not this
+    if not isinstance(given, str) or not given or len(given) > MAX_PATH or "\0" in given:
+        raise invalid(f"project_dir must be a directory path of 1 to {MAX_PATH} characters", "project_dir")
+    return os.path.abspath(given)
+
+
+def _offset(cursor: Any) -> int:
+    if cursor is None:
+        return 0
+    if not isinstance(cursor, str) or not cursor.isdigit() or len(cursor) > 9:
+        raise invalid("cursor must be the nextCursor of a previous list_deps answer", "cursor")
+    return int(cursor)
+
+
+def run(args: dict[str, Any]) -> dict[str, Any]:
+    from ..lockfiles.project import locked_dependencies
+    every = bool(args.get("all"))
+    offset = _offset(args.get("cursor"))
+    locks = locked_dependencies(_start(args))
+    chosen = [d for d in locks.dependencies if every or d.direct]
+    rows = [{"registry": d.registry, "name": d.name, "version": d.version, "direct": d.direct, "file": d.file,
+             "entry": d.entry} for d in chosen]
+    result: dict[str, Any] = {
+        "dependencies": rows[offset:], "all": every, "hasMore": False,
+        "lockfiles": [{"registry": r, "file": f} for r, f in locks.lockfiles],
+        "totalDirect": sum(1 for d in locks.dependencies if d.direct), "totalLocked": len(locks.dependencies),
+    }
+    if not args.get("_unbounded"):
+        result = _fit(result, offset)
+    if not locks.lockfiles:
+        result["hint"] = ("no lockfile found from the project directory up to the project root (a directory holding "
+                          ".git); pass project_dir (CLI: --project DIR) to name the project")
+    if locks.warnings:
+        result["warnings"] = list(locks.warnings)
+    return result
+
+
+def _fit(result: dict[str, Any], offset: int) -> dict[str, Any]:
+    """The leading rows that fit the output budget (SPEC §5), with the cursor that continues."""
+    from .. import budget
+    rows = result["dependencies"]
+    room = budget.BUDGET_BYTES - _ROOM
+    if budget.json_size(result) <= room and len(rows) < budget.BUDGET_LINES:
+        return result
+    keep = min(len(rows), budget.BUDGET_LINES - 1)
+    size = budget.json_size({**result, "dependencies": []})
+    for i, row in enumerate(rows[:keep]):
+        size += budget.json_size(row) + 1
+        if size > room:
+            keep = max(i, 1)
+            break
+    shown = {**result, "dependencies": rows[:keep], "hasMore": True, "nextCursor": str(offset + keep)}
+    shown["hint"] = (f"showing {keep} of {len(rows)} from row {offset + 1}; pass cursor "
+                     f"{offset + keep} for the next page (CLI plain output lists every one)")
+    return shown
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    return 0
+
+
+def _header(result: dict[str, Any], words: Any) -> str:
+    from . import _answer
+
+    by_registry: dict[str, int] = {}
+    for row in result["dependencies"]:
+        by_registry[row["registry"]] = by_registry.get(row["registry"], 0) + 1
+    files = ", ".join(f"{r['file']}" for r in result["lockfiles"]) or "no lockfile"
+    counts = ", ".join(f"{r} {n}" for r, n in by_registry.items())
+    if result["all"]:
+        what = f"{result['totalLocked']} locked, {result['totalDirect']} direct"
+        rest = ""
+    else:
+        what = f"{result['totalDirect']} direct"
+        switch = "all=true" if words is None else "--all"
+        rest = f"; all {result['totalLocked']}: pass {switch}" if result["totalLocked"] > result["totalDirect"] else ""
+    header = f"deps from {files}: {what}{f' ({counts})' if counts else ''}{rest}"
+    if result.get("nextCursor"):
+        header += _answer.more(f"cursor={result['nextCursor']}", words)
+    return header
+
+
+def text(result: dict[str, Any], words: Any = None) -> str:
+    """The TEXT answer (SPEC §4.4; also ``--verbose``): a header with the totals, warnings, then
+    one SPEC a line."""
+    from . import _answer
+
+    body = "".join(f"{r['registry']}:{r['name']}@{r['version']}\n" for r in result["dependencies"])
+    return _answer.join(_header(result, words), _answer.notes(result, words), body)
+
+
+def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
+    """Plain output: one SPEC a line on stdout, the lockfiles read (or the hint) on stderr."""
+    files = ", ".join(r["file"] for r in result["lockfiles"])
+    if files:
+        err.write(f"codenav: read {files}\n")
+    elif result.get("hint"):
+        from ._target import cli_words
+
+        err.write(f"codenav: {cli_words(result['hint'])}\n")
+    for r in result["dependencies"]:
+        out.write(f"{r['registry']}:{r['name']}@{r['version']}\n")

@@ -1,0 +1,1 @@
+"""One conformance adapter per fake registry (the contract: tests/support/registries.py)."""
