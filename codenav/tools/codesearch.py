@@ -237,17 +237,15 @@ def fit_budget(full: dict[str, Any], max_bytes: int = budget.BUDGET_BYTES,
 
 
 def _partial_snippet(snippet: dict[str, Any], room: int, line_room: int) -> dict[str, Any]:
+    """The leading lines of ``snippet`` that fit ``room`` bytes and ``line_room`` lines (at least
+    one: a first line too long has its text shrunk until its JSON, escapes included, fits)."""
+
+    def shrunk(line: dict[str, Any], room: int, _: int) -> dict[str, Any]:
+        return budget.shrink_to(lambda allowance: {"line": line["line"], "text": budget.cut_line(line["text"], allowance)},
+                                room - 1)
+
     part: dict[str, Any] = {"startLine": snippet["startLine"], "lines": []}
-    used = budget.json_size(part)
-    for line in snippet["lines"][:max(1, line_room)]:
-        cost = budget.json_size(line) + (1 if part["lines"] else 0)
-        if used + cost > room:
-            if not part["lines"]:
-                # Shrink the text until its JSON (escapes included) fits what is left.
-                part["lines"].append(budget.shrink_to(
-                    lambda allowance, line=line: {"line": line["line"], "text": budget.cut_line(line["text"], allowance)},
-                    room - used))
-            break
-        part["lines"].append(line)
-        used += cost
+    # Each line costs its JSON and a comma; the first has none, hence the byte given back.
+    part["lines"] = budget.fit(snippet["lines"][:max(1, line_room)], lambda line: (budget.json_size(line) + 1, 1),
+                               max_bytes=room - budget.json_size(part) + 1, max_lines=1 << 62, partial=shrunk)[0]
     return part

@@ -196,16 +196,16 @@ def _fit(shell: dict[str, Any], files: list[dict[str, Any]], cursor: str | None)
     room = budget.BUDGET_BYTES - budget.json_size({**shell, "files": [], "hasMore": True,
                                                    "nextCursor": "x" * 40, "hint": _hint("x" * 40)})
     lines = budget.BUDGET_LINES - 20  # the envelope's own lines, when a client pretty-prints it
-    while True:
+
+    def make(room: int) -> dict[str, Any]:
         chunk, after = diff.page(files, cursor, max(room, 256), lines)
         result: dict[str, Any] = {**shell, "files": chunk, "hasMore": after is not None}
         if after is not None:
             result["nextCursor"] = after
             result["hint"] = _hint(after)
-        over = budget.json_size(result) - budget.BUDGET_BYTES
-        if over <= 0 or room <= 256:
-            return result
-        room -= over  # JSON escapes made the patches longer than their text
+        return result
+
+    return budget.refit(make, room, floor=256)  # JSON escapes can make the patches longer than their text
 
 
 def _hint(cursor: str) -> str:

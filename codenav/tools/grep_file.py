@@ -39,6 +39,11 @@ def call(ns: Any, cli: Any) -> tuple[str, dict[str, Any]]:
     return _grep.call(ns, cli, _checked)
 
 
+def _line_cost(text: str) -> tuple[int, int]:
+    """A line object's cost: its text and, roughly, its JSON keys."""
+    return len(text.encode("utf-8")) + 40, 1
+
+
 def _blocks(matches: list[int], context: int, total: int) -> list[tuple[int, int]]:
     """Inclusive line ranges; ranges that overlap or touch merge (grep -C convention)."""
     spans: list[tuple[int, int]] = []
@@ -80,28 +85,18 @@ def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     lines = _text.split_lines(data.decode("utf-8"))
     needle = pattern.casefold()
     matches = [i + 1 for i, line in enumerate(lines) if needle in line.rstrip("\n").casefold()]
-    blocks, shown, cut = [], 0, False
-    used_bytes = used_lines = 0
-    unbounded = cli is not None and cli.plain  # plain `grep` is grep(1): never cut, like plain `read` (SPEC §5)
-    for start, end in _blocks(matches, context, len(lines)):
-        block_lines = []
-        for number in range(start, end + 1):
-            line = lines[number - 1].rstrip("\n")
-            size = len(line.encode("utf-8")) + 40  # the JSON keys of one line object, roughly
-            if not unbounded and (used_lines >= budget.BUDGET_LINES or used_bytes + size > budget.BUDGET_BYTES):
-                cut = True
-                if not blocks and not block_lines:  # one huge line: show it cut, never nothing
-                    block_lines.append({"line": number, "text": budget.cut_line(line, budget.BUDGET_BYTES),
-                                        "match": needle in line.casefold()})
-                break
-            used_bytes += size
-            used_lines += 1
-            block_lines.append({"line": number, "text": line, "match": needle in line.casefold()})
-        if block_lines:
-            blocks.append({"startLine": block_lines[0]["line"], "lines": block_lines})
-            shown = block_lines[-1]["line"]
-        if cut:
-            break
+    numbers = [number for start, end in _blocks(matches, context, len(lines)) for number in range(start, end + 1)]
+    texts = [lines[number - 1].rstrip("\n") for number in numbers]
+    kept, cut = texts, False
+    if cli is None or not cli.plain:  # plain `grep` is grep(1): never cut, like plain `read` (SPEC §5)
+        # One huge line is shown cut, never nothing.
+        kept, cut = budget.fit_lines(texts, max_bytes=budget.BUDGET_BYTES, max_lines=budget.BUDGET_LINES, cost=_line_cost)
+    blocks: list[dict[str, Any]] = []
+    for number, text, whole in zip(numbers, kept, texts, strict=False):  # the numbers of the lines kept
+        if not blocks or blocks[-1]["lines"][-1]["line"] + 1 != number:  # blocks never touch (_blocks)
+            blocks.append({"startLine": number, "lines": []})
+        blocks[-1]["lines"].append({"line": number, "text": text, "match": needle in whole.casefold()})
+    shown = numbers[len(kept) - 1] if kept else 0
     result.update({"isBinary": False, "totalLines": len(lines), "matchCount": len(matches), "blocks": blocks,
                    "hasMore": cut})
     if cut:

@@ -81,13 +81,7 @@ def _fit(result: dict[str, Any], offset: int) -> dict[str, Any]:
     room = budget.BUDGET_BYTES - _ROOM
     if budget.json_size(result) <= room and len(rows) < budget.BUDGET_LINES:
         return result
-    keep = min(len(rows), budget.BUDGET_LINES - 1)
-    size = budget.json_size({**result, "dependencies": []})
-    for i, row in enumerate(rows[:keep]):
-        size += budget.json_size(row) + 1
-        if size > room:
-            keep = max(i, 1)
-            break
+    keep = len(budget.fit_rows({**result, "dependencies": []}, rows, room=room, max_lines=budget.BUDGET_LINES - 1))
     shown = {**result, "dependencies": rows[:keep], "hasMore": True, "nextCursor": str(offset + keep)}
     shown["hint"] = (f"showing {keep} of {len(rows)} from row {offset + 1}; pass cursor "
                      f"{offset + keep} for the next page (CLI plain output lists every one)")

@@ -137,12 +137,7 @@ def _fit(result: dict[str, Any], page: list[dict[str, Any]]) -> list[dict[str, A
     """The leading results of ``page`` that fit the output budget (at least one)."""
     from .. import budget
 
-    used = budget.json_size(dict(result, results=[])) + _ROOM
-    for count, item in enumerate(page):
-        used += budget.json_size(item) + 1
-        if used > budget.BUDGET_BYTES and count:
-            return page[:count]
-    return page
+    return budget.fit_rows(dict(result, results=[]), page, room=budget.BUDGET_BYTES - _ROOM)
 
 
 def _none_hint(mode: str, kinds: list[str] | None, prefix: str | None, case_sensitive: bool) -> str:
