@@ -106,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
 def _run_tool(ns: Any) -> int:
     from . import tools
     from .contract import dumps, text_error
-    from .tools._command import call
+    from .tools import call
 
     name = tools.COMMANDS[ns.command]
     module = tools.load(name)

@@ -9,7 +9,7 @@ from these declarations:
 - the argparse subparsers, their help and their usage errors (``configure``, cli.py);
 - the quick reading of a command line without argparse (``quick_namespace``: the warm path;
   tests/test_warm_path.py holds it to argparse on thousands of command lines);
-- the MCP arguments a namespace stands for (tools/_command.py);
+- the MCP arguments a namespace stands for (``tools.call``);
 - the CLI words: how a hint names an argument or a tool on the command line (``cli_words``,
   for words.for_cli).
 
@@ -69,7 +69,7 @@ class Command:
     """A subcommand: its operands and options.
 
     ``target``: the operands follow a target (SPEC, or --repo-url), read as one list
-    (``operands``) and split by tools/_command.py; the target options come first. ``usage`` is
+    (``operands``) and split by ``tools.split_operands``; the target options come first. ``usage`` is
     the short usage messages quote, ``synopsis`` the rest of argparse's usage line; ``metavar``
     names the operand list in help. ``exclusive``: options of which at most one may be given.
     ``said``: the operands after ``codenav COMMAND`` when a hint names the tool, None when hints
@@ -88,7 +88,7 @@ class Command:
 
 # --- the declarations --------------------------------------------------------------------------
 
-# Every tool that reads a target (SPEC §2.1); tools/_command.py reads them through targets.cli_target.
+# Every tool that reads a target (SPEC §2.1); ``tools.call`` reads them through targets.cli_target.
 TARGET = (
     Option("--repo-url", metavar="URL", argument="repo_url", said=FLAG, help="a git repository instead of a registry SPEC"),
     Option("--git-ref", metavar="REF", argument="git_ref", said=FLAG,
@@ -232,9 +232,9 @@ TOOLS: dict[str, Command] = {
 # Subcommand -> its command line, and the tool whose command it is (the first: grep is grep_file's).
 COMMANDS: dict[str, Command] = {}
 _FIRST: dict[str, str] = {}
-for _tool, _command in TOOLS.items():
-    COMMANDS.setdefault(_command.name, _command)
-    _FIRST.setdefault(_command.name, _tool)
+for _tool, _line in TOOLS.items():
+    COMMANDS.setdefault(_line.name, _line)
+    _FIRST.setdefault(_line.name, _tool)
 
 
 # --- argparse ----------------------------------------------------------------------------------

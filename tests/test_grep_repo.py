@@ -15,8 +15,7 @@ from codenav import contract
 from codenav.errors import CodenavError
 from codenav.search import grep
 from codenav.search.globs import GlobSet
-from codenav.tools import grep_repo, list_files
-from codenav.tools._command import CliOptions
+from codenav.tools import CliOptions, grep_repo, list_files
 from tests.conftest import ROOT, run_cli
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm

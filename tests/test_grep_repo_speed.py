@@ -13,8 +13,7 @@ import pytest
 from codenav.cache import store
 from codenav.errors import CodenavError
 from codenav.search import grep
-from codenav.tools import grep_repo
-from codenav.tools._command import CliOptions
+from codenav.tools import CliOptions, grep_repo
 from tests.conftest import run_cli
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm

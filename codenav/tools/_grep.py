@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from ..errors import invalid
 from ..grammar import GREP, OUTPUT, TARGET
-from . import _command, _target
+from . import _target, number_argument, option_arguments, split_operands
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from ._command import CliOptions
+    from . import CliOptions
 
 FILE, REPO = "grep_file", "grep_repo"
 # The flags only grep_repo knows (all but the target's, the output's and grep_file's --context):
@@ -46,18 +46,18 @@ def looks_like_regex(pattern: str) -> bool:
 def call(ns: Any, cli: CliOptions, checked: Callable[[dict[str, Any]], Any]) -> tuple[str, dict[str, Any]]:
     """The tool a ``grep`` command line runs and its arguments: grep_file's (PATTERN, PATH,
     --context), or grep_repo's, whose path_prefix is PATH (see ``route``)."""
-    args, (pattern, path) = _command.split(ns, GREP.usage, GREP.operands)
+    args, (pattern, path) = split_operands(ns, GREP.usage, GREP.operands)
     if path is not None and path.endswith("/") and path.strip("/"):
         path = path.rstrip("/")  # `rg x lib/` names the directory lib
     if route(ns, args, pattern, path, checked, cli) == FILE:
-        return FILE, {**args, "pattern": pattern, "path": path, **_command.options(ns, GREP)}
+        return FILE, {**args, "pattern": pattern, "path": path, **option_arguments(ns, GREP)}
     args = {**args, "pattern": pattern}
     if path is not None:
         args["path_prefix"] = path
-    args.update(_command.options(ns, GREP))
+    args.update(option_arguments(ns, GREP))
     if cli.plain and ns.max_columns is not None:
         # Plain output is rg's: every match, whole lines (--max-columns asks for the window).
-        cli.max_columns = _command.number(ns.max_columns, _MAX_COLUMNS)
+        cli.max_columns = number_argument(ns.max_columns, _MAX_COLUMNS)
         if cli.max_columns < 1:
             raise invalid("--max-columns must be 1 or more", "max_columns")
     return REPO, args
@@ -81,7 +81,7 @@ def route(ns: Any, args: dict[str, Any], pattern: str, path: str | None, checked
     from ..errors import CodenavError
 
     try:
-        probe = {**args, "pattern": pattern, "path": path, **_command.options(ns, GREP)}
+        probe = {**args, "pattern": pattern, "path": path, **option_arguments(ns, GREP)}
         checked(probe)
         if text_error(probe) is not None:
             return FILE

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..errors import CodenavError, invalid
 from ..grammar import DIFF
 from ..targets import cli_target, validate_path
-from . import _command, _target
+from . import _target, option_arguments
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -69,7 +69,7 @@ def call(ns: Any, cli: Any) -> tuple[str, dict[str, Any]]:
             args[key] = value
     if prefix is not None:
         args["path_prefix"] = prefix
-    args.update(_command.options(ns, DIFF))
+    args.update(option_arguments(ns, DIFF))
     if not ns.json:
         # MCP has no summary view: --verbose --stat is git's view under the TEXT header.
         cli.view = "stat" if ns.stat else "numstat" if ns.numstat else "name-only" if ns.name_only else None

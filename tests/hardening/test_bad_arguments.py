@@ -697,7 +697,7 @@ def test_cli_plain_bad_arguments_say_why_on_stderr_and_nothing_on_stdout(world: 
 
 def _cli_arguments(r: Row) -> dict[str, Any]:
     """The MCP arguments the CLI builds from the row's command line (its own options travel apart)."""
-    from codenav.tools._command import call
+    from codenav.tools import call
 
     command = tools.REGISTRY[r.tool]
     assert r.argv is not None
