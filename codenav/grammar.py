@@ -113,6 +113,7 @@ TARGET_SYNOPSIS = " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--ver
 
 PATH_PREFIX = Operand("PATH_PREFIX", "path_prefix", optional=True, said=True)
 GLOB_HELP = "(ripgrep -g rules; !GLOB excludes); repeatable"
+# A RANGE names the first of its two arguments (start_line; end_line follows).
 LINES = Option("--lines", kind=RANGE, metavar="N-M", argument="start_line", said=FLAG,
                help="inclusive 1-based line range: N-M, N- or -M")
 
