@@ -13,7 +13,7 @@ import pytest
 from codenav.cache import store
 from codenav.errors import CodenavError
 from codenav.search import grep
-from codenav.tools import grep_repo
+from codenav.tools import CliOptions, grep_repo
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
 from tests.support.cli import run_cli
@@ -64,7 +64,7 @@ def entry() -> store.Entry:
 
 
 def results(arguments: dict) -> list:
-    result = grep_repo.run({**TARGET, **arguments, "_unbounded": True})
+    result = grep_repo.run({**TARGET, **arguments}, cli=CliOptions(plain=True))
     return [result["totalMatches"], result["filesScanned"], result["binaryFilesSkipped"],
             [(f["path"], ln["line"], ln["text"], ln.get("column")) for f in result["files"] for b in f["blocks"]
              for ln in b["lines"]]]
