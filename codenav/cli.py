@@ -16,34 +16,11 @@ TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
     from typing import Any
 
-# The options of the target tools, for the quick reading of a plain call (_quick_namespace):
-# option -> namespace attribute; every value is kept as the string given, as argparse keeps
-# it (the tools convert them). tests/test_warm_path.py checks this table against the argparse
-# parsers, which stay the definition.
-_TARGET_OPTIONS = {"--repo-url": "repo_url", "--git-ref": "git_ref", "--wait": "wait", "--project": "project",
-                   "--artifact": "artifact"}
-_QUICK_OPTIONS = {
-    "files": {},
-    "read": {"--lines": "lines"},
-    "grep": {"--context": "context", "-C": "context", "--max-matches": "max_matches", "-m": "max_matches",
-             "--cursor": "cursor", "--max-columns": "max_columns"},
-    "symbols": {"--match": "match", "--max": "max", "--cursor": "cursor"},
-}
-_QUICK_FLAGS = {"--json": "json", "--verbose": "verbose", "-v": "verbose", "--no-project": "no_project"}
-# Per command: flags without a value (store_true) and options that may repeat (append).
-_QUICK_COMMAND_FLAGS = {
-    "grep": {"--regex": "regex", "--case-sensitive": "case_sensitive", "-s": "case_sensitive",
-             "--whole-words": "whole_words", "-w": "whole_words"},
-    "symbols": {"--case-sensitive": "case_sensitive"},
-}
-_QUICK_APPEND = {"files": {"--glob": "glob", "-g": "glob"}, "grep": {"--glob": "glob", "-g": "glob"},
-                 "symbols": {"--kind": "kind"}}
-
 
 def _build_parser(command: str | None) -> Any:
     import argparse
 
-    from . import tools
+    from . import grammar, targets, tools
 
     parser = argparse.ArgumentParser(
         prog="codenav",
@@ -58,11 +35,9 @@ def _build_parser(command: str | None) -> Any:
             continue  # a second tool of one command (grep_repo): its adapter routes to it
         module = tools.load(name)
         p = sub.add_parser(cmd, help=module.HELP, description=getattr(module, "DESCRIPTION", module.HELP),
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
-        module.configure(p)
-        p.add_argument("--json", action="store_true", help="print the JSON envelope (the MCP result) on stdout")
-        p.add_argument("--verbose", "-v", action="store_true", help="human-oriented output with headers and hints inline")
-        p.set_defaults(_tool=name)
+                           epilog=getattr(module, "EPILOG", None), formatter_class=argparse.RawDescriptionHelpFormatter)
+        # The help names the tool's limits and defaults, and the target's, in braces.
+        grammar.configure(p, grammar.TOOLS[name], {**vars(targets), **vars(module)})
     if command in (None, "mcp"):
         mcp = sub.add_parser("mcp", help="serve the tools over MCP (stdio, newline-delimited JSON-RPC)",
                              description="Serve the tools over MCP on stdio. Answers are compact text for a "
@@ -91,61 +66,6 @@ def _first_command(argv: list[str]) -> str | None:
     return None
 
 
-class _Namespace:
-    """The attributes argparse would have set."""
-
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.__dict__.update(values)
-
-
-def _quick_namespace(argv: list[str]) -> _Namespace | None:
-    """The namespace argparse would return for a plain files/read/grep/symbols call, or None.
-
-    argparse, with gettext and re, costs a warm call more than the call itself, so the common
-    shape is read here: the subcommand, its positionals in one run, and exact options with a
-    separate or ``--option=value`` value. Anything else — help, abbreviations, combined short
-    flags, ``--``, a word or value starting with '-', an empty word, positionals on both sides
-    of an option (argparse refuses those) — returns None, and argparse decides as before.
-    """
-    command = argv[0] if argv else None
-    if command not in _QUICK_OPTIONS:
-        return None
-    from .tools import COMMANDS
-
-    flags = {**_QUICK_FLAGS, **_QUICK_COMMAND_FLAGS.get(command, {})}
-    repeated = _QUICK_APPEND.get(command, {})
-    options = {**_TARGET_OPTIONS, **_QUICK_OPTIONS[command], **repeated}
-    values: dict[str, Any] = {"command": command, "operands": [], "_tool": COMMANDS[command]}
-    values.update((dest, None) for dest in options.values())
-    values.update((dest, False) for dest in flags.values())
-    operands_done = False
-    words = iter(argv[1:])
-    for word in words:
-        if not word:
-            return None
-        if not word.startswith("-"):
-            if operands_done:
-                return None
-            values["operands"].append(word)
-            continue
-        operands_done = bool(values["operands"])
-        if word in flags:
-            values[flags[word]] = True
-            continue
-        name, equals, value = word.partition("=")
-        if name not in options or (equals and not name.startswith("--")):
-            return None
-        if not equals:
-            value = next(words, "")
-        if not value or value.startswith("-"):
-            return None
-        if name in repeated:
-            values[repeated[name]] = [*(values[repeated[name]] or ()), value]
-        else:
-            values[options[name]] = value
-    return _Namespace(values)
-
-
 class _Signalled(BaseException):
     """SIGTERM or SIGHUP while a command runs: unwound as Ctrl-C's KeyboardInterrupt is."""
 
@@ -161,7 +81,9 @@ def _raise_signalled(signum: int, frame: Any) -> None:
 def main(argv: list[str] | None = None) -> int:
     program = argv is None  # run as the program: a cold call may fork its indexer (cache/forked.py)
     argv = sys.argv[1:] if argv is None else list(argv)
-    ns: Any = _quick_namespace(argv)
+    from .grammar import quick_namespace
+
+    ns: Any = quick_namespace(argv)
     if ns is None:
         parser = _build_parser(_first_command(argv))
         ns = parser.parse_args(argv)
@@ -230,38 +152,39 @@ def _end_children(answered: bool) -> None:
 def _run_tool(ns: Any) -> int:
     from . import tools
     from .contract import dumps, text_error
+    from .tools import call
 
-    module = tools.load(ns._tool)
+    name = tools.COMMANDS[ns.command]
+    module = tools.load(name)
     error_exit = getattr(module, "ERROR_EXIT", 1)
     args: dict[str, Any] | None = None
     try:
-        args = module.arguments(ns)
-        routed = args.pop("_tool", None)
-        if routed is not None and routed != ns._tool:  # one command, two tools (tools/__init__.py)
-            ns._tool, module = routed, tools.load(routed)
+        name, args, options = call(ns)  # one command, two tools (grep): the tool chosen
+        module = tools.load(name)
         problem = text_error(args)
         if problem is not None:
             raise problem
-        result = module.run(args)
+        result = module.run(args, cli=options)
     except CodenavError as exc:
         if exc.code == "INVALID_ARGUMENT" and args is not None:
-            exc = _schema_error(ns._tool, args) or exc
+            exc = _schema_error(name, args) or exc
         return _fail(exc, ns, error_exit)
     except Exception as exc:  # a bug: never a traceback on stdout or in JSON
         import traceback
 
         traceback.print_exc(file=sys.stderr)
         return _fail(internal(exc), ns, error_exit)
+    view = {"view": options.view} if options.view else {}  # diff's summary views (grammar.DIFF)
     if ns.json:
         sys.stdout.write(dumps(result) + "\n")
     elif ns.verbose:
         # The MCP TEXT answer in the CLI's words: its notes ride in it, none go to stderr.
         from .words import for_cli
 
-        _write_utf8(module.text(result, for_cli))
+        _write_utf8(module.text(result, for_cli, **view))
     else:
         _notes(result, sys.stderr)
-        module.render(result, sys.stdout, sys.stderr)
+        module.render(result, sys.stdout, sys.stderr, **view)
         target = result.get("target")
         if isinstance(target, dict) and (target.get("yanked") or target.get("deprecated")):
             from .words import target_notes
@@ -299,11 +222,11 @@ def _schema_error(name: str, args: dict[str, Any]) -> CodenavError | None:
     The server validates against the schema before a tool runs; the CLI skips that on its
     warm path (jsonschema costs ~100 ms to import) and relies on the tool's own checks. When
     a tool refuses the arguments, asking the schema here gives one mistake one envelope on
-    both surfaces (SPEC §4 byte parity). Keys starting with '_' are CLI-only switches.
+    both surfaces (SPEC §4 byte parity).
     """
     from .contract import validation_error
 
-    return validation_error(name, {k: v for k, v in args.items() if not k.startswith("_")})
+    return validation_error(name, args)
 
 
 def _fail(exc: CodenavError, ns: Any, error_exit: int) -> int:

@@ -128,7 +128,6 @@ def spawn(argv: list[str], *, tie: str = "guard", stdin: int | IO[bytes] | None 
     import subprocess
 
     global _unlisted
-
     leash_read = leash_write = None
     with _lock:
         if _closed:
@@ -147,16 +146,12 @@ def spawn(argv: list[str], *, tie: str = "guard", stdin: int | IO[bytes] | None 
                 env=env, cwd=cwd if cwd is not None else os.path.abspath(os.sep),
                 start_new_session=tie != "pipe", close_fds=True,
             )
-        except OSError as exc:
+        except BaseException as exc:
             if leash_write is not None:
                 os.close(leash_write)
-            raise NotStarted(exc.strerror or type(exc).__name__) from None
-        except BaseException:
-            # Interrupted (SIGTERM, Ctrl-C) inside Popen, maybe after the child started: it is in
-            # no table, so the guardian is not told ``.`` at the end and sweeps for its mark.
-            _unlisted = True
-            if leash_write is not None:
-                os.close(leash_write)
+            if isinstance(exc, OSError):
+                raise NotStarted(exc.strerror or type(exc).__name__) from None
+            _unlisted = True  # a signal inside Popen, maybe after the start: the guardian must sweep
             raise
         finally:
             if leash_read is not None:
@@ -168,32 +163,20 @@ def spawn(argv: list[str], *, tie: str = "guard", stdin: int | IO[bytes] | None 
 
 
 def adopt(child: Any, leash: int) -> None:
-    """Keep ``child``, a fork of this process that runs the indexer (cache/forked.py), in the
-    table as a leashed child: ``leash`` is the write end of the pipe that is its stdin. (After
-    ``shutdown`` the leash is cut at once: the fork stops, as a refused child would not start.)"""
+    """Keep ``child``, this process's fork running the indexer (cache/forked.py), in the table,
+    leashed by ``leash``: the write end of the pipe that is its stdin."""
     with _lock:
-        _prune()
-        record = _Child(child, "leash", leash, _thread.get_ident())
-        if _closed:
-            _let_go(record, release=False)
-            return
-        _children[child.pid] = record
+        _children[child.pid] = _Child(child, "leash", leash, _thread.get_ident())
 
 
 def forked_child() -> None:
-    """Called first in a fork of this process (cache/forked.py): the children and the guardian
-    in the table are the parent's, not this process's; forget them (the guardian's pipe is
-    closed here, so that no stale file object closes a descriptor number reused later), and
-    start a guardian of its own with its first guarded child."""
-    global _lock, _closed, _unlisted
-    _lock = _thread.allocate_lock()
-    _closed = _unlisted = False
+    """First thing in that fork: the table and the guardian are the parent's; forget them (its
+    copy of the guardian's pipe closed, so no stale file object closes a reused descriptor)."""
+    global _unlisted
+    _unlisted = False
     _children.clear()
     for popen in _guardian:
-        try:
-            popen.stdin.close()
-        except (OSError, ValueError):
-            pass
+        popen.stdin.close()
     _guardian.clear()
 
 

@@ -321,22 +321,7 @@ def validate_path(path: Any, field: str = "path") -> str:
     return path
 
 
-# --- CLI adapter shared by the target tools -----------------------------------------------
-
-def add_cli_options(parser: Any) -> None:
-    parser.add_argument("--repo-url", metavar="URL", help="a git repository instead of a registry SPEC")
-    parser.add_argument("--git-ref", metavar="REF", help="branch, tag or commit of --repo-url (default: HEAD)")
-    parser.add_argument(
-        "--wait", metavar="MS", default=None,  # parsed by cli_int: a bad value is INVALID_ARGUMENT
-        help=f"wait up to MS ms for a package not yet cached (0-{MAX_WAIT_MS}, default {DEFAULT_WAIT_MS})",
-    )
-    parser.add_argument("--project", metavar="DIR",
-                        help="with no version, read the version DIR's lockfile pins (default: this directory)")
-    parser.add_argument("--artifact", metavar="FILE",
-                        help="which file of a PyPI release: sdist, wheel, or a file name (default: the wheel for this machine)")
-    parser.add_argument("--no-project", action="store_true",
-                        help="with no version, take the registry's latest, not the project's locked version")
-
+# --- CLI adapter shared by the target tools (their options: grammar.TARGET) ------------------
 
 def cli_int(text: str, flag: str, field: str) -> int:
     """An integer option's value, or INVALID_ARGUMENT naming the argument.
@@ -393,5 +378,5 @@ def cli_target(ns: Any, operands: list[str], usage: str) -> tuple[dict[str, Any]
 
 __all__ = [
     "GitTarget", "PackageTarget", "Target", "CodenavError", "from_args", "parse_spec",
-    "validate_path", "wait_ms", "git_key", "add_cli_options", "cli_target", "cli_int",
+    "validate_path", "wait_ms", "git_key", "cli_target", "cli_int",
 ]

@@ -7,37 +7,43 @@ the JSON a caller sends back. The plain and verbose CLI show the same sentences 
 (``--lines 1493-``, ``PATH_PREFIX``, ``codenav files SPEC``). Nothing in an envelope is ever
 rewritten, so parity holds; every CLI rendering of a hint, message or action goes through here.
 
-Imports nothing: the CLI asks only when there is a sentence to show.
+The CLI spellings come from the one declaration of every command line (grammar.py), read
+only when there is a sentence to show.
 """
 
 from __future__ import annotations
 
-# MCP name -> its CLI spelling, when it stands alone in a sentence.
-CLI_WORDS = {
-    "list_files": "codenav files SPEC",
-    "read_file": "codenav read SPEC PATH",
-    "grep_file": "codenav grep SPEC PATTERN PATH",
-    "codesearch": "codenav search",
-    "codefetch": "codenav fetch",
-    "path_prefix": "PATH_PREFIX",
-    "project_dir": "--project DIR",
-    "package_name": "the NAME of SPEC",
-    "repo_url": "--repo-url",
-    "git_ref": "--git-ref",
-    "wait_timeout_ms": "--wait",
-    "start_line": "--lines N-",
-    "end_line": "--lines -M",
+# A result field a hint may name, as a person reads it beside the CLI's lines.
+RESULT_WORDS = {
     "availableVersions": "the versions above",
     "availableRefs": "the refs above",
 }
-# A line argument followed by its value (``start_line=5``, ``start_line 5``, ``end_line (5)``)
-# becomes one ``--lines`` range; ``start_line=N, end_line=M`` becomes ``--lines N-M``.
-_RANGE = {"start_line": "--lines {}-", "end_line": "--lines -{}"}
 _IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_VALUE_END = " ,;)\n"  # a NAME=VALUE's value runs to one of these
+_words: tuple[dict[str, str], dict[str, object]] | None = None
+
+
+def cli_words() -> tuple[dict[str, str], dict[str, object]]:
+    """(MCP name -> its CLI spelling, standing alone; argument -> its grammar.Option), from the
+    one declaration of every command line (grammar.py), read once."""
+    global _words
+    if _words is None:
+        from .grammar import cli_words as declared
+
+        alone, flags = declared()
+        _words = {**alone, **RESULT_WORDS}, flags
+    return _words
 
 
 def for_cli(sentence: str) -> str:
-    """``sentence`` (an envelope's hint, message or action) in the words of the CLI."""
+    """``sentence`` (an envelope's hint, message or action) in the words of the CLI: a tool or
+    argument name as the command line spells it (``list_files`` -> ``codenav files SPEC``,
+    ``path_prefix`` -> ``PATH_PREFIX``), ``NAME=VALUE`` as its option (``cursor=C`` ->
+    ``--cursor C``, ``regex=true`` -> ``--regex``), a line argument and its value as one
+    ``--lines`` range (``start_line=N, end_line=M`` -> ``--lines N-M``); whole words only."""
+    from .grammar import RANGE, SWITCH
+
+    alone, flags = cli_words()
     sentence = _drop_cli_asides(sentence)
     out: list[str] = []
     i, n = 0, len(sentence)
@@ -50,28 +56,37 @@ def for_cli(sentence: str) -> str:
         while j < n and sentence[j] in _IDENT:
             j += 1
         word = sentence[i:j]
-        if word in _RANGE:
+        option: object = flags.get(word)
+        if option is not None and option.kind == RANGE:
+            # A line argument followed by its value (``start_line=5``, ``start_line 5``,
+            # ``end_line (5)``) is one ``--lines`` range.
             value, after = _value_after(sentence, j)
             if value is not None:
+                flag = option.flags[0]
                 if word == "start_line":
                     end, after_end = _end_after(sentence, after)
                     if end is not None:
-                        out.append(f"--lines {value}-{end}")
+                        out.append(f"{flag} {value}-{end}")
                         i = after_end
                         continue
-                out.append(_RANGE[word].format(value))
+                out.append(f"{flag} {value}-" if word == "start_line" else f"{flag} -{value}")
                 i = after
                 continue
-        if word == "cursor" and sentence.startswith("=", j):
-            # cursor=TOKEN (a header's `more:`) -> --cursor TOKEN; the token runs to a space,
-            # a comma or a closing parenthesis.
+        elif option is not None and sentence.startswith("=", j):
+            # NAME=VALUE (a header's `more: cursor=…`, a hint's `regex=true`) -> the option.
             k = j + 1
-            while k < n and sentence[k] not in " ,;)\n":
+            while k < n and sentence[k] not in _VALUE_END:
                 k += 1
-            out.append(f"--cursor {sentence[j + 1:k]}")
-            i = k
-            continue
-        out.append(CLI_WORDS.get(word, word))
+            value = sentence[j + 1:k]
+            if option.kind != SWITCH:
+                out.append(f"{option.flags[0]} {value}")
+                i = k
+                continue
+            if value == "true":
+                out.append(option.flags[0])
+                i = k
+                continue
+        out.append(alone.get(word, word))
         i = j
     return "".join(out)
 

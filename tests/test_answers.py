@@ -48,13 +48,16 @@ def test_an_error_without_an_action_still_says_what_to_do_next():
 
 
 def test_every_tool_has_a_text_renderer_and_a_plain_one():
-    """The module contract: text(result, words=None) and render(result, out, err) in every tool."""
+    """The module contract: text(result, words=None) and render(result, out, err) in every tool; a
+    command with summary views (diff) takes the CLI's ``view`` as one more parameter, with a default."""
     import inspect
 
     for name in tools.REGISTRY:
         module = tools.load(name)
-        assert list(inspect.signature(module.text).parameters) == ["result", "words"], name
-        assert list(inspect.signature(module.render).parameters) == ["result", "out", "err"], name
+        for function, parameters in ((module.text, ["result", "words"]), (module.render, ["result", "out", "err"])):
+            given = inspect.signature(function).parameters
+            assert list(given)[:len(parameters)] == parameters, name
+            assert [p for p in list(given)[len(parameters):] if given[p].default is inspect.Parameter.empty] == [], name
 
 
 @pytest.mark.parametrize("mcp,cli", [

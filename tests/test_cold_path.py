@@ -265,7 +265,8 @@ def test_the_forked_indexer_leaves_the_callers_pipes_and_session(npm, tmp_path):
     # The late symbol index of 400 files takes the indexer well over the answer's time.
     assert not (entry / "symbols.tsv").exists(), f"answered after {answered:.2f} s, with the late sidecar"
     indexers = _processes_of(cache)
-    assert indexers and all(os.getsid(pid) == pid for pid in indexers)
+    leaders = {pid: _session_leader(pid) for pid in indexers}
+    assert indexers and all(leaders.values()), (leaders, _commands(indexers))
     settle(cache)
     assert (entry / "symbols.tsv").exists()
 
@@ -282,4 +283,23 @@ def _processes_of(cache) -> list[int]:
                         found.append(int(entry.name))
             except OSError:
                 continue
+    return found
+
+
+def _session_leader(pid: int) -> bool | None:
+    """Whether ``pid`` leads its session (None: it has gone meanwhile)."""
+    try:
+        return os.getsid(pid) == pid
+    except ProcessLookupError:
+        return None
+
+
+def _commands(pids: list[int]) -> dict[int, bytes]:
+    found = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                found[pid] = handle.read().replace(b"\0", b" ")
+        except OSError:
+            found[pid] = b"(gone)"
     return found

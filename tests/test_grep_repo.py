@@ -15,7 +15,7 @@ from codenav import contract
 from codenav.errors import CodenavError
 from codenav.search import grep
 from codenav.search.globs import GlobSet
-from codenav.tools import grep_repo, list_files
+from codenav.tools import CliOptions, grep_repo, list_files
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
 from tests.support.cli import ROOT, run_cli
@@ -113,7 +113,7 @@ def oracle(pattern: str, *, regex=False, case_sensitive=False, whole_words=False
 
 def every_match(**args) -> list[tuple[str, int, str, int]]:
     """All matches of a search, whole lines, read through grep_repo.run with the unbounded page."""
-    result = grep_repo.run({**TARGET, **args, "_unbounded": True})
+    result = grep_repo.run({**TARGET, **args}, cli=CliOptions(plain=True))
     assert not result["hasMore"]
     return [(f["path"], ln["line"], ln["text"], ln["column"]) for f in result["files"] for b in f["blocks"]
             for ln in b["lines"] if "column" in ln]

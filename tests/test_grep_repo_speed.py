@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 
@@ -13,7 +14,7 @@ import pytest
 from codenav.cache import store
 from codenav.errors import CodenavError
 from codenav.search import grep
-from codenav.tools import grep_repo
+from codenav.tools import CliOptions, _grep, grep_repo
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
 from tests.support.cli import run_cli
@@ -64,7 +65,7 @@ def entry() -> store.Entry:
 
 
 def results(arguments: dict) -> list:
-    result = grep_repo.run({**TARGET, **arguments, "_unbounded": True})
+    result = grep_repo.run({**TARGET, **arguments}, cli=CliOptions(plain=True))
     return [result["totalMatches"], result["filesScanned"], result["binaryFilesSkipped"],
             [(f["path"], ln["line"], ln["text"], ln.get("column")) for f in result["files"] for b in f["blocks"]
              for ln in b["lines"]]]
@@ -216,11 +217,13 @@ PLAIN_CASES = CASES + [
 ]
 
 
-def rendered(arguments: dict) -> tuple[bytes, str, int]:
-    """(stdout bytes, stderr, exit status) of the plain CLI rendering of a grep_repo result."""
+def rendered(arguments: dict, fast: bool) -> tuple[bytes, str, int]:
+    """(stdout bytes, stderr, exit status) of the plain CLI rendering of a grep_repo result, made
+    from the bytes (``fast``) or by the page path."""
     import io
 
-    result = grep_repo.run(arguments)
+    result = grep_repo.run(arguments, cli=CliOptions(plain=True, from_bytes=fast))
+    assert ("_plain" in result) == fast
     raw = io.BytesIO()
     out, err = io.TextIOWrapper(raw, encoding="utf-8", newline="\n"), io.StringIO()
     grep_repo.render(result, out, err)
@@ -232,10 +235,26 @@ def rendered(arguments: dict) -> tuple[bytes, str, int]:
 def test_the_plain_output_from_the_bytes_equals_the_page_path_byte_for_byte(case):
     """The plain CLI's fast output (every match printed from the file's bytes) is the page path's
     rendering: the same bytes on stdout, the same stderr, the same exit status."""
-    arguments = {**TARGET, **case, "_unbounded": True}
-    fast = rendered({**arguments, "_plain": True})
-    assert fast == rendered(arguments)
-    assert fast[0].count(b"\n") == grep_repo.run(arguments)["totalMatches"]
+    arguments = {**TARGET, **case}
+    fast = rendered(arguments, True)
+    assert fast == rendered(arguments, False)
+    assert fast[0].count(b"\n") == grep_repo.run(arguments, cli=CliOptions(plain=True))["totalMatches"]
+
+
+def test_only_plain_output_of_every_match_to_a_utf8_stdout_is_made_from_the_bytes(monkeypatch):
+    """The command line takes the bytes path for plain output with no context, window, limit or
+    cursor, to a stdout that encodes UTF-8; anything else takes the page path."""
+    import io
+
+    utf8, latin1 = (io.TextIOWrapper(io.BytesIO(), encoding=e) for e in ("utf-8", "latin-1"))
+    monkeypatch.setattr(sys, "stdout", utf8)
+    assert _grep.plain_bytes({"pattern": "x"}, CliOptions(plain=True))
+    assert not _grep.plain_bytes({"pattern": "x"}, CliOptions(plain=False))
+    assert not _grep.plain_bytes({"pattern": "x"}, CliOptions(plain=True, max_columns=80))
+    for extra in ({"context": 2}, {"max_matches": 5}, {"cursor": "c"}):
+        assert not _grep.plain_bytes({"pattern": "x", **extra}, CliOptions(plain=True))
+    monkeypatch.setattr(sys, "stdout", latin1)
+    assert not _grep.plain_bytes({"pattern": "x"}, CliOptions(plain=True))
 
 
 def test_the_plain_output_of_text_that_is_not_utf8_is_what_the_page_path_prints(tmp_path):
@@ -293,14 +312,14 @@ def test_marks_of_another_version_or_file_are_not_used(damage):
     """A marks.txt of another version, another size or the wrong length leaves the plain output as it was."""
     from codenav.search import marks
 
-    arguments = {**TARGET, "pattern": "needle", "_unbounded": True, "_plain": True}
+    arguments = {**TARGET, "pattern": "needle"}
     sidecar = entry().sidecar_path(marks.NAME)
-    expected = rendered(arguments)
+    expected = rendered(arguments, True)
     published = open(sidecar, "rb").read()
     try:
         with open(sidecar, "w") as handle:
             handle.write(damage.format(size=os.path.getsize(entry().path + "/tree/big/bundle.js")))
-        assert rendered(arguments) == expected
+        assert rendered(arguments, True) == expected
     finally:
         with open(sidecar, "wb") as handle:
             handle.write(published)

@@ -13,7 +13,8 @@ PACKAGE = ROOT / "codenav"
 # A module may import its own layer or a lower one, never a higher one.
 LAYERS = (
     ("core", ("codenav", "codenav.errors", "codenav.paths", "codenav.proc", "codenav.text", "codenav.contract", "codenav.words",
-              "codenav.budget", "codenav.net", "codenav.httpclient", "codenav.netrequests", "codenav.neterrors", "codenav.ranges", "codenav.config")),
+              "codenav.grammar", "codenav.budget", "codenav.net", "codenav.httpclient", "codenav.netrequests", "codenav.neterrors",
+              "codenav.ranges", "codenav.config")),
     ("sources", ("codenav.targets", "codenav.registries", "codenav.remotes", "codenav.archive", "codenav.lockfiles",
                  "codenav.search")),
     ("cache", ("codenav.cache",)),

@@ -8,6 +8,7 @@ import pytest
 
 from codenav import contract
 from codenav.errors import CodenavError
+from codenav.targets import from_args
 from codenav.tools import _grep, grep_file, list_files, read_file
 from tests.support.cli import run_cli
 
@@ -321,3 +322,72 @@ def test_a_registry_target_is_read_as_the_cli_reads_its_spec(spec):
     from codenav.targets import parse_spec, parse_target
 
     assert parse_target(spec) == parse_spec(spec)
+
+
+# --- the locked version and the opened entry (SPEC §3.9; issue 22 items 3 and 6) ---------------
+
+def locked_project(tmp_path, version: str = "1.0.0"):
+    """A project whose package-lock.json locks demo at ``version``, beside a bun.lock that cannot be read
+    (skipped, which the answer warns of)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".git").mkdir()
+    lock = {"name": "p", "lockfileVersion": 3, "requires": True,
+            "packages": {"": {"dependencies": {"demo": "^1.0.0"}}, "node_modules/demo": {"version": version}}}
+    (project / "package-lock.json").write_text(json.dumps(lock))
+    (project / "bun.lock").write_text("{}")
+    return project
+
+
+def mcp_payload(tool: str, args: dict) -> dict:
+    """The envelope the MCP server answers (validated against the inputSchema first)."""
+    from codenav.mcp import handlers
+
+    handlers.set_answer_form(json=True)
+    try:
+        result = handlers.call_tool({"name": tool, "arguments": args}, handlers.Session())
+    finally:
+        handlers.set_answer_form(json=False)
+    return json.loads(result["content"][0]["text"])
+
+
+@pytest.mark.parametrize(("tool", "args", "argv"), [
+    ("grep_repo", {"pattern": "Alpha"}, ["grep", "npm:demo", "Alpha"]),
+    ("search_symbols", {"query": "Alpha"}, ["symbols", "npm:demo", "Alpha"]),
+])
+def test_grep_repo_and_search_symbols_take_project_dir_and_read_its_locked_version(registry, tmp_path, tool, args,
+                                                                                     argv):
+    """project_dir names the project whose lockfile pins the version, on MCP as on the CLI (--project)."""
+    registry.publish("demo", "2.0.0", {"lib/a.js": b"function Alpha() {}\n"})
+    project = locked_project(tmp_path)
+    payload = mcp_payload(tool, {"registry": "npm", "package_name": "demo", "project_dir": str(project), **args})
+    assert "error" not in payload, payload
+    assert (payload["target"]["version"], payload["target"]["versionSource"]["kind"]) == ("1.0.0", "lockfile")
+    code, out, _ = cli(*argv, "--project", str(project), "--json")
+    assert (code, json.loads(out)) == (0, payload)
+
+
+def test_an_opened_target_leaves_the_shared_cache_entry_as_it_was(registry, tmp_path, monkeypatch):
+    """What one request adds (where its version came from, its warnings) rides beside the cached entry,
+    so a server that keeps the entry answers the next request with nothing of the first."""
+    from codenav import cache
+
+    assert list_files.run(dict(TARGET))["target"]["version"] == "1.0.0"  # indexed
+    shared = cache.open_entry(from_args(TARGET), 0)
+    before = (shared.target, sorted(vars(shared)))
+    monkeypatch.setattr(cache, "open_entry", lambda target, wait: shared)
+    locked = read_file.run({"registry": "npm", "package_name": "demo", "project_dir": str(locked_project(tmp_path)),
+                            "path": "index.js"})
+    assert locked["target"]["versionSource"]["kind"] == "lockfile" and locked["warnings"]
+    exact = read_file.run({**TARGET, "path": "index.js"})
+    assert exact["target"]["versionSource"] == {"kind": "exact", "spec": "1.0.0"} and "warnings" not in exact
+    assert (shared.target, sorted(vars(shared))) == before and "versionSource" not in shared.target
+
+
+def test_plain_grep_repo_hints_speak_the_cli_words():
+    """A search that found nothing because the pattern was taken literally says --regex on stderr, in
+    the CLI's words; the envelope keeps regex=true."""
+    code, out, errout = cli("grep", SPEC, "\\d+x")
+    assert (code, out) == (1, "")
+    assert errout == "codenav: No match; the pattern is matched literally: pass --regex for a regular expression.\n"
+    assert "pass regex=true (CLI: --regex)" in json.loads(cli("grep", SPEC, "\\d+x", "--json")[1])["hint"]

@@ -43,8 +43,8 @@ def open_target(target: Target, wait_ms: int) -> store.Entry:
         job = {"kind": "git", "repo_url": url, "git_ref": target.git_ref, "commit": commit}
         found = store.find(git_key(url, commit)) or _index_and_wait({**job, "alias": alias}, wait_ms)
         # One entry per commit serves every ref naming it: echo the ref this request used.
-        found.echo = {"repoUrl": git.redact(url), "gitRef": target.git_ref, "commit": commit}
-        return found
+        return store.Entry(found.key, found.path, echo={"repoUrl": git.redact(url), "gitRef": target.git_ref,
+                                                        "commit": commit})
     alias, ttl = aliases.alias_of(target)
     found = aliases.read_alias(alias)
     if found is not None:

@@ -73,18 +73,22 @@ class Row(tuple):
 
 
 class Entry:
-    """One published, immutable file tree and its manifest."""
+    """One published, immutable file tree and its manifest.
 
-    def __init__(self, key: str, path: str) -> None:
+    Nothing of a request is kept here: what a request adds to the echo (where its version came
+    from, its warnings) rides in the tool's wrapper (tools/_target.Opened), so one entry can
+    serve many requests. ``echo`` is what the cache says of the tree it opened, in place of
+    the manifest's target: a git entry serves every ref naming its commit, so ``open_target``
+    echoes the ref resolved.
+    """
+
+    def __init__(self, key: str, path: str, echo: dict[str, Any] | None = None) -> None:
         self.key = key
         self.path = path
+        self.echo = echo
         self._manifest: dict[str, Any] | None = None
         self._index: dict[str, list] | None = None
         self._rows: list[Row] | None = None
-        self.echo: dict[str, Any] | None = None  # per-request echo (git: the ref asked for)
-        self.extra_echo: dict[str, Any] = {}  # per-request additions (versionSource, …)
-        self.warnings: list[str] = []  # per-request warnings (a skipped lockfile, …)
-        self.request: dict[str, Any] = {}  # what this request resolved to (name, version), no manifest read
 
     @property
     def manifest(self) -> dict[str, Any]:
@@ -97,8 +101,7 @@ class Entry:
 
     @property
     def target(self) -> dict[str, Any]:
-        base = self.echo if self.echo is not None else self.manifest["target"]
-        return {**base, **self.extra_echo} if self.extra_echo else base
+        return self.echo if self.echo is not None else self.manifest["target"]
 
     def files(self) -> list[Row]:
         """Every file's Row, sorted by path."""

@@ -26,6 +26,7 @@ Contract:
 
 from __future__ import annotations
 
+from ..budget import fit
 from .xdiff import DEFAULT_CONTEXT, DiffTimeout, edit_script, split_records, unified_hunks
 
 TYPE_CHECKING = False  # typing is for annotations only
@@ -380,25 +381,14 @@ def page(files: list[dict[str, Any]], cursor: str | None = None, budget_bytes: i
     """
     fingerprint = _fingerprint(files)
     start = 0 if cursor is None else _cursor_index(cursor, fingerprint, len(files))
-    chunk: list[dict[str, Any]] = []
-    used_bytes = used_lines = 0
-    index = start
-    while index < len(files):
-        entry = files[index]
-        patch = entry["patch"]
-        size, lines = len(patch.encode("utf-8")), patch.count("\n")
-        if used_bytes + size > budget_bytes or used_lines + lines > budget_lines:
-            if chunk:
-                break
-            entry = dict(entry, patch=_cut_patch(patch, budget_bytes, budget_lines), patchCut=True)
-            chunk.append(entry)
-            index += 1
-            break
-        chunk.append(entry)
-        used_bytes += size
-        used_lines += lines
-        index += 1
+    chunk, _ = fit(files[start:], lambda entry: (len(entry["patch"].encode("utf-8")), entry["patch"].count("\n")),
+                   max_bytes=budget_bytes, max_lines=budget_lines, partial=_cut_entry)
+    index = start + len(chunk)
     return chunk, (_cursor(index, fingerprint) if index < len(files) else None)
+
+
+def _cut_entry(entry: dict[str, Any], budget_bytes: int, budget_lines: int) -> dict[str, Any]:
+    return dict(entry, patch=_cut_patch(entry["patch"], budget_bytes, budget_lines), patchCut=True)
 
 
 def _cut_patch(patch: str, budget_bytes: int, budget_lines: int) -> str:

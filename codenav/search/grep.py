@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 
+from ..budget import Meter
 from ..errors import invalid
 from .matchers import (  # noqa: F401  (the engine's names, for its callers)
     FOLDS_TO_ASCII,
@@ -325,8 +326,8 @@ class Page:
     def __init__(self, files: list[list], start: tuple[int, int, int, int], max_matches: int,
                  budget: int | None, line_budget: int | None) -> None:
         self.files, self.start, self.max_matches = files, start, max_matches
-        self.budget, self.line_budget = budget, line_budget
-        self.used = self.used_lines = 0
+        # The page's JSON bytes and line objects, counted as budget.fit counts a list (SPEC §5).
+        self.meter = Meter(budget, line_budget) if budget is not None and line_budget is not None else None
         self.counts: dict[int, int] = {}  # file index -> matching lines, once the file is done
         self.lines: dict[int, dict[int, dict[str, Any]]] = {}  # file index -> line -> line object
         self.shown: dict[int, int] = {}
@@ -354,18 +355,17 @@ class Page:
             return
         have = self.lines.get(index, {})
         new = [ln for ln in lines if ln["line"] not in have or ("column" in ln and "column" not in have[ln["line"]])]
-        if self.budget is not None:
+        if self.meter is not None:
             from ..contract import dumps
 
             cost = sum(len(dumps(ln).encode("utf-8")) + 2 for ln in new)
             if not have:
                 cost += 80 + len(dumps(self.files[index][0]).encode("utf-8"))
             cost += 40 * sum(1 for ln in new if ln["line"] - 1 not in have)  # a block may start here
-            if self.accepted and (self.used + cost > self.budget or self.used_lines + len(new) > self.line_budget):
+            if self.accepted and not self.meter.admits(cost, len(new)):
                 self.cut = "budget"
                 return
-            self.used += cost
-            self.used_lines += len(new)
+            self.meter.count(cost, len(new))
         target = self.lines.setdefault(index, {})
         for ln in new:
             target[ln["line"]] = ln

@@ -40,17 +40,14 @@ def _within_budget(base: dict[str, Any], window: text.Window, chosen: list[str],
     hint, which the budget includes.
     """
     from .. import budget
-    from ..contract import dumps
 
-    room = budget.BUDGET_BYTES - 1024  # the fields around the content
-    while True:
+    def make(room: int) -> dict[str, Any]:
         kept, cut = budget.fit_lines(chosen, max_bytes=room, max_lines=budget.BUDGET_LINES - 1)
         shortened = bool(kept) and kept[-1] != chosen[len(kept) - 1]
-        result = _shaped(base, window, kept, cut, shortened, asked_end)
-        size = len(dumps(result).encode("utf-8"))
-        if size <= budget.BUDGET_BYTES or room <= 1024:
-            return result
-        room -= size - budget.BUDGET_BYTES + 256
+        return _shaped(base, window, kept, cut, shortened, asked_end)
+
+    # 1 KiB for the fields around the content; each retry leaves 256 bytes more than the excess.
+    return budget.refit(make, budget.BUDGET_BYTES - 1024, floor=1024, margin=256)
 
 
 def _shaped(base: dict[str, Any], window: text.Window, kept: list[str], cut: bool, shortened: bool,

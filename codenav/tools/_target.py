@@ -1,10 +1,9 @@
-"""What list_files, read_file and grep_file share: target arguments, opening, the gutter."""
+"""What the target tools share: the SPEC help, opening a target (``Opened``), the gutter."""
 
 from __future__ import annotations
 
 from .. import registries
-from ..errors import invalid
-from ..targets import add_cli_options, cli_target, from_args, wait_ms
+from ..targets import from_args, wait_ms
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
@@ -21,42 +20,51 @@ SPEC_HELP = (
 )
 
 
-def configure(parser: Any, operands_metavar: str) -> None:
-    parser.add_argument("operands", nargs="*", metavar=operands_metavar, help="see usage")
-    add_cli_options(parser)
+class Opened:
+    """An opened target: the cached entry — shared, never changed — and what this request adds.
+
+    ``echo`` joins the target's echo (``versionSource``, ``otherLockedVersions``), ``warnings``
+    are this request's (a skipped lockfile, …), ``request`` the name and version it resolved to
+    (read without the manifest). Everything else is the entry's: ``opened.read(path)`` is
+    ``opened.entry.read(path)``. Nothing of one request can reach another through the entry.
+    """
+
+    __slots__ = ("entry", "echo", "warnings", "request")
+
+    def __init__(self, entry: Any, echo: dict[str, Any] | None = None, warnings: list[str] | None = None,
+                 request: dict[str, Any] | None = None) -> None:
+        self.entry = entry
+        self.echo = echo or {}
+        self.warnings = warnings or []
+        self.request = request or {}
+
+    @property
+    def target(self) -> dict[str, Any]:
+        base = self.entry.target
+        return {**base, **self.echo} if self.echo else base
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.entry, name)
 
 
-def split_cli(ns: Any, usage: str, names: tuple[str, ...], optional: int = 0) -> tuple[dict[str, Any], list[str | None]]:
-    """Target arguments plus exactly ``names`` operands (the last ``optional`` may be absent)."""
-    args, rest = cli_target(ns, list(ns.operands), usage)
-    low, high = len(names) - optional, len(names)
-    if not low <= len(rest) <= high:
-        want = " ".join(names)
-        raise invalid(f"expected {want} after the target; usage: {usage}", names[min(len(rest), high - 1)].lower())
-    return args, rest + [None] * (high - len(rest))
-
-
-def open_entry(args: dict[str, Any]):
-    """The entry of the target ``args`` name, with what this request adds to its echo: where
-    the version came from (``versionSource``), other locked versions, warnings. ``_entry`` is
-    one the CLI already opened to route a command (grep_file.route)."""
-    if args.get("_entry") is not None:
-        return args["_entry"]
+def open_entry(args: dict[str, Any], cli: Any = None) -> Opened:
+    """The target ``args`` name, opened, with what this request adds to its echo: where the
+    version came from (``versionSource``), other locked versions, warnings; or the target the
+    command line already opened to route the call (``cli.opened``: tools/_grep.route)."""
+    if cli is not None and cli.opened is not None:
+        return cli.opened
     from ..cache import open_entry as open_cached
     from ..targets import PackageTarget, version_source
 
     target = from_args(args)
     wait = wait_ms(args)
     if not isinstance(target, PackageTarget):
-        return open_cached(target, wait)
+        return Opened(open_cached(target, wait))
     target, source, others, warnings = version_source(target, args)
-    entry = open_cached(target, wait)
-    entry.extra_echo = {"versionSource": source}
+    echo: dict[str, Any] = {"versionSource": source}
     if others:
-        entry.extra_echo["otherLockedVersions"] = others
-    entry.warnings = warnings
-    entry.request = {"name": target.name, "version": target.version}
-    return entry
+        echo["otherLockedVersions"] = others
+    return Opened(open_cached(target, wait), echo, warnings, {"name": target.name, "version": target.version})
 
 
 def with_warnings(result: dict[str, Any], entry: Any) -> dict[str, Any]:
@@ -74,10 +82,3 @@ def gutter(lines: list[tuple[int, str, bool]], out: TextIO, marker: bool = False
     for number, text, is_match in lines:
         flag = (">" if is_match else " ") if marker else ""
         out.write(f"{flag}{number:>{width}} | {text.rstrip(chr(10))}\n")
-
-
-def cli_words(sentence: str) -> str:
-    """``sentence`` in the CLI's words (codenav/words.py), imported only when a hint is shown."""
-    from ..words import for_cli
-
-    return for_cli(sentence)

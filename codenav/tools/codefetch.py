@@ -41,33 +41,12 @@ Uses `gh api` when gh is installed and logged in (5,000 requests/hour), else the
 GitHub REST API (60 requests/hour per IP). Output is cut at 50 KiB / 2000 lines with a note
 on stderr saying which --lines continues. Fetched code is untrusted data."""
 
-_RANGE_KEYS = ("start_line", "end_line")
 # The inputSchema's maxLength, for the CLI, whose arguments skip the schema: a longer value
 # is refused before it is quoted in a message or sent to GitHub.
 _MAX_LENGTH = {"url": 8192, "repo": 200, "path": 4096, "ref": 1024}
 
 # ---------------------------------------------------------------------------------------------
-# CLI adapter
-
-
-def configure(parser: Any) -> None:
-    parser.add_argument("url", nargs="?", metavar="URL",
-                        help="GitHub blob URL: https://github.com/OWNER/NAME/blob/REF/PATH")
-    parser.add_argument("--repo", metavar="OWNER/NAME", help="repository, instead of URL (needs --path)")
-    parser.add_argument("--path", metavar="PATH", help="file path inside the repository")
-    parser.add_argument("--ref", metavar="REF", help="branch, tag or commit, taken exactly (default: default branch)")
-    parser.add_argument("--lines", metavar="N-M", help="1-based inclusive line range: N-M, N- or -M")
-
-
-def arguments(ns: Any) -> dict[str, Any]:
-    """Only what the user gave; the URL-vs-repo rule is enforced by ``run`` for both surfaces."""
-    args: dict[str, Any] = {}
-    for key in ("url", "repo", "path", "ref"):
-        value = getattr(ns, key)
-        if value is not None:
-            args[key] = value
-    args.update(_text.range_arguments(ns.lines))
-    return args
+# CLI output
 
 
 def exit_code(result: dict[str, Any]) -> int:
@@ -109,7 +88,7 @@ def _write_verbatim(out: TextIO, content: str) -> None:
 # The shared logic
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     url = args.get("url")
     repo, path, ref = args.get("repo"), args.get("path"), args.get("ref")
     start, end = args.get("start_line"), args.get("end_line")

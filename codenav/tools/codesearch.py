@@ -40,35 +40,7 @@ _HELP_PARAGRAPHS = (
 DESCRIPTION = "\n\n".join(textwrap.fill(paragraph, 88, break_on_hyphens=False) for paragraph in _HELP_PARAGRAPHS)
 
 # ---------------------------------------------------------------------------------------------
-# CLI adapter
-
-
-def configure(parser: Any) -> None:
-    parser.add_argument("query", metavar="QUERY", help="code text to find (literal unless --regex)")
-    parser.add_argument("--regex", action="store_true", help="treat QUERY as a regular expression")
-    parser.add_argument("--case-sensitive", action="store_true", help="match case (default: ignore case)")
-    parser.add_argument("--whole-words", action="store_true", help="match whole words only")
-    parser.add_argument("--repo", metavar="R", help="repository filter, partial match (owner/name, or owner/)")
-    parser.add_argument("--path", metavar="P", help="file path filter, partial match, not a glob")
-    parser.add_argument("--lang", metavar="L", action="append", help="language filter, repeatable (e.g. Python)")
-    parser.add_argument("--allow-secret-like", action="store_true",
-                        help="send a query even though it looks like a credential (only for public strings)")
-
-
-def arguments(ns: Any) -> dict[str, Any]:
-    """Only what the user gave: absent flags stay absent, so ``filter`` echoes only them (SPEC §4)."""
-    args: dict[str, Any] = {"query": ns.query}
-    for flag, key in (("regex", "regex"), ("case_sensitive", "case_sensitive"), ("whole_words", "whole_words"),
-                      ("allow_secret_like", "allow_secret_like")):
-        if getattr(ns, flag):
-            args[key] = True
-    if ns.repo is not None:
-        args["repo"] = ns.repo
-    if ns.path is not None:
-        args["path"] = ns.path
-    if ns.lang:
-        args["language"] = list(ns.lang)
-    return args
+# CLI output
 
 
 def exit_code(result: dict[str, Any]) -> int:
@@ -192,7 +164,7 @@ def _refuse_secret_like(args: dict[str, Any]) -> None:
 # The run
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     _check_arguments(args)
     _refuse_secret_like(args)  # before anything leaves the machine
     return _result(args, grepapp.search(args))
@@ -265,17 +237,15 @@ def fit_budget(full: dict[str, Any], max_bytes: int = budget.BUDGET_BYTES,
 
 
 def _partial_snippet(snippet: dict[str, Any], room: int, line_room: int) -> dict[str, Any]:
+    """The leading lines of ``snippet`` that fit ``room`` bytes and ``line_room`` lines (at least
+    one: a first line too long has its text shrunk until its JSON, escapes included, fits)."""
+
+    def shrunk(line: dict[str, Any], room: int, _: int) -> dict[str, Any]:
+        return budget.shrink_to(lambda allowance: {"line": line["line"], "text": budget.cut_line(line["text"], allowance)},
+                                room - 1)
+
     part: dict[str, Any] = {"startLine": snippet["startLine"], "lines": []}
-    used = budget.json_size(part)
-    for line in snippet["lines"][:max(1, line_room)]:
-        cost = budget.json_size(line) + (1 if part["lines"] else 0)
-        if used + cost > room:
-            if not part["lines"]:
-                # Shrink the text until its JSON (escapes included) fits what is left.
-                part["lines"].append(budget.shrink_to(
-                    lambda allowance, line=line: {"line": line["line"], "text": budget.cut_line(line["text"], allowance)},
-                    room - used))
-            break
-        part["lines"].append(line)
-        used += cost
+    # Each line costs its JSON and a comma; the first has none, hence the byte given back.
+    part["lines"] = budget.fit(snippet["lines"][:max(1, line_room)], lambda line: (budget.json_size(line) + 1, 1),
+                               max_bytes=room - budget.json_size(part) + 1, max_lines=1 << 62, partial=shrunk)[0]
     return part

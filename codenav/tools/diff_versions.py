@@ -12,8 +12,9 @@ Exit status: 0 on success whether or not the versions differ (``git diff`` witho
 from __future__ import annotations
 
 from ..errors import CodenavError, invalid
-from ..targets import add_cli_options, cli_int, cli_target, validate_path
-from . import _target
+from ..grammar import DIFF
+from ..targets import cli_target, validate_path
+from . import _target, option_arguments
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
 NAME = "diff_versions"
 COMMAND = "diff"
 HELP = "show what changed between two versions of a package or two refs of a repository"
-USAGE = "codenav diff SPEC FROM TO [PATH_PREFIX]"
 DESCRIPTION = (
     "Print the changes from version FROM to version TO of a package as a git-style patch.\n\n"
     "SPEC is REGISTRY:NAME without a version, e.g. npm:express. With --repo-url URL, FROM and TO are\n"
@@ -39,35 +39,16 @@ _PACKAGE_KEYS = ("registry", "package_name", "from_version", "to_version")
 _GIT_KEYS = ("repo_url", "from_ref", "to_ref")
 
 
-def configure(parser: Any) -> None:
-    parser.usage = (USAGE + " | --repo-url URL FROM_REF TO_REF [PATH_PREFIX] [--from V] [--to V] [--context N]"
-                    " [--stat | --numstat | --name-only] [--cursor C] [--wait MS] [--json] [--verbose]")
-    parser.add_argument("operands", nargs="*", metavar="SPEC FROM TO [PATH_PREFIX]", help="see usage")
-    add_cli_options(parser)
-    parser.add_argument("--from", dest="from_", metavar="V", help="the old version (or ref)")
-    parser.add_argument("--to", metavar="V", help="the new version (or ref); default: the latest")
-    parser.add_argument("--context", "-U", metavar="N", default=None,  # parsed by targets.cli_int
-                        help=f"lines of context around each change (0-{MAX_CONTEXT}, default {DEFAULT_CONTEXT})")
-    parser.add_argument("--path", metavar="PATH", help="only this one file")
-    parser.add_argument("--glob", "-g", action="append", metavar="GLOB",
-                        help="only paths matching GLOB (ripgrep -g rules; !GLOB excludes); repeatable")
-    parser.add_argument("--cursor", metavar="C", help="continue a paged --json result")
-    view = parser.add_mutually_exclusive_group()
-    view.add_argument("--stat", action="store_true", help="one line per file with a +/- graph, as git diff --stat")
-    view.add_argument("--numstat", action="store_true", help="added, removed and path per file, as git diff --numstat")
-    view.add_argument("--name-only", action="store_true", help="the changed paths only")
-    view.add_argument("--review", action="store_true",
-                      help="an upgrade review instead of the patch: supply chain, advisories, dependencies, API, "
-                           "changelog")
-
-
-def arguments(ns: Any) -> dict[str, Any]:
-    target, rest = cli_target(ns, list(ns.operands), USAGE)
+def call(ns: Any, cli: Any) -> tuple[str, dict[str, Any]]:
+    """The arguments of a ``diff`` command line: FROM and TO are versions, or refs after
+    --repo-url; --from/--to give them as options. A summary view (--stat, …) is the CLI's own."""
+    usage = DIFF.usage
+    target, rest = cli_target(ns, list(ns.operands), usage)
     git = "repo_url" in target
     if "git_ref" in target:
         raise invalid("give the two refs as FROM_REF TO_REF (or --from/--to), not --git-ref", "git_ref")
     if "version" in target:
-        raise invalid(f"give the versions after SPEC, not in it; usage: {USAGE}", "from_version")
+        raise invalid(f"give the versions after SPEC, not in it; usage: {usage}", "from_version")
     from_key, to_key = ("from_ref", "to_ref") if git else ("from_version", "to_version")
     if ns.from_ is not None or ns.to is not None:
         versions = [ns.from_, ns.to]
@@ -76,7 +57,7 @@ def arguments(ns: Any) -> dict[str, Any]:
         versions = []
         names = ("FROM", "TO", "PATH_PREFIX")
     if len(rest) > len(names) or len(rest) < len(names) - 1:
-        raise invalid(f"expected {' '.join(names)} after the target; usage: {USAGE}",
+        raise invalid(f"expected {' '.join(names)} after the target; usage: {usage}",
                       from_key if len(names) == 3 and len(rest) < 2 else "path_prefix")
     versions = versions or rest[:2]
     prefix = rest[-1] if len(rest) == len(names) else None
@@ -88,24 +69,13 @@ def arguments(ns: Any) -> dict[str, Any]:
             args[key] = value
     if prefix is not None:
         args["path_prefix"] = prefix
-    if ns.path is not None:
-        args["path"] = ns.path
-    if ns.glob:
-        args["glob"] = list(ns.glob)
-    if ns.context is not None:
-        args["context"] = cli_int(ns.context, "--context", "context")
-    if ns.cursor is not None:
-        args["cursor"] = ns.cursor
+    args.update(option_arguments(ns, DIFF))
     if ns.review:
         args["view"] = "review"
-    view = "stat" if ns.stat else "numstat" if ns.numstat else "name-only" if ns.name_only else None
-    if not ns.json and (view or not ns.verbose):
-        # Plain output is the whole patch, never paged; so is a summary view, --verbose or not
-        # (MCP has no such view, so --verbose --stat is git's view under the TEXT header).
-        args["_whole"] = True
-        if view:
-            args["_view"] = view
-    return args
+    if not ns.json:
+        # MCP has no summary view: --verbose --stat is git's view under the TEXT header.
+        cli.view = "stat" if ns.stat else "numstat" if ns.numstat else "name-only" if ns.name_only else None
+    return NAME, args
 
 
 def _sides(args: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -166,7 +136,7 @@ def _rows(entry: Any) -> list[tuple[Any, ...]]:
     return [(r.path, r.size, r.sha256, r.binary, False, r.link) for r in entry.files()]
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     from ..search import diff
 
     context = args.get("context", DEFAULT_CONTEXT)
@@ -186,7 +156,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     if args.get("view", "patch") not in ("patch", "review"):
         raise invalid("view must be patch or review", "view")
     if args.get("view") == "review":
-        return _review(args, old_args, new_args, cursor)
+        return _review(args, old_args, new_args, cursor, cli)
     old, new = _target.open_entry(old_args), _target.open_entry(new_args)
     rows_a, rows_b = _rows(old), _rows(new)
     for side, rows in ((old, rows_a), (new, rows_b)):
@@ -209,15 +179,15 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     if filters:
         shell["filter"] = filters
     files = [_public(entry) for entry in result["files"]]
-    if args.get("_whole"):  # plain CLI: every file from the cursor on, in one patch
+    if cli is not None and (cli.plain or cli.view):  # the CLI's whole patch (or a view of it), never paged
         if cursor is not None:
             files = diff.page(files, cursor, 1 << 62, 1 << 62)[0]
-        return {**shell, "files": files, "hasMore": False, "_view": args.get("_view")}
+        return {**shell, "files": files, "hasMore": False}
     return _fit(shell, files, cursor)
 
 
 def _review(args: dict[str, Any], old_args: dict[str, Any], new_args: dict[str, Any],
-            cursor: str | None) -> dict[str, Any]:
+            cursor: str | None, cli: Any) -> dict[str, Any]:
     """view "review": the upgrade review of codenav/review/ (SPEC §2.8.1), paged like the patch."""
     from .. import review
 
@@ -226,7 +196,8 @@ def _review(args: dict[str, Any], old_args: dict[str, Any], new_args: dict[str, 
         raise invalid(f"{narrowed[0]} narrows the patch; a review covers the whole artifact", narrowed[0])
     old, new = _target.open_entry(old_args), _target.open_entry(new_args)
     parts, warnings = review.build(old, new)
-    result = review.page({"from": old.target, "to": new.target}, parts, cursor, whole=bool(args.get("_whole")))
+    result = review.page({"from": old.target, "to": new.target}, parts, cursor,
+                         whole=cli is not None and bool(cli.plain or cli.view))
     warnings = list(old.warnings) + [w for w in new.warnings if w not in old.warnings] + warnings
     if warnings:
         result["warnings"] = warnings
@@ -249,16 +220,16 @@ def _fit(shell: dict[str, Any], files: list[dict[str, Any]], cursor: str | None)
     room = budget.BUDGET_BYTES - budget.json_size({**shell, "files": [], "hasMore": True,
                                                    "nextCursor": "x" * 40, "hint": _hint("x" * 40)})
     lines = budget.BUDGET_LINES - 20  # the envelope's own lines, when a client pretty-prints it
-    while True:
+
+    def make(room: int) -> dict[str, Any]:
         chunk, after = diff.page(files, cursor, max(room, 256), lines)
         result: dict[str, Any] = {**shell, "files": chunk, "hasMore": after is not None}
         if after is not None:
             result["nextCursor"] = after
             result["hint"] = _hint(after)
-        over = budget.json_size(result) - budget.BUDGET_BYTES
-        if over <= 0 or room <= 256:
-            return result
-        room -= over  # JSON escapes made the patches longer than their text
+        return result
+
+    return budget.refit(make, room, floor=256)  # JSON escapes can make the patches longer than their text
 
 
 def _hint(cursor: str) -> str:
@@ -352,9 +323,10 @@ def _view(result: dict[str, Any], view: str | None) -> str:
     return whole_patch(result)
 
 
-def text(result: dict[str, Any], words: Any = None) -> str:
+def text(result: dict[str, Any], words: Any = None, view: str | None = None) -> str:
     """The TEXT answer (SPEC §4.4): the two targets and git's summary of every changed file,
-    the page and the cursor for the rest, notes, then the page's patch as git prints it."""
+    the page and the cursor for the rest, notes, then the page's patch as git prints it (or the
+    CLI's summary ``view`` of it)."""
     from . import _answer
 
     if result.get("view") == "review":
@@ -372,16 +344,17 @@ def text(result: dict[str, Any], words: Any = None) -> str:
     if result.get("hasMore"):
         header += f" · {len(result['files'])} shown" + _answer.more(f"cursor={result['nextCursor']}", words)
     lines = _answer.notes(result, words, targets=("from", "to"))
-    return _answer.join(header, lines, _view(result, result.get("_view")))
+    return _answer.join(header, lines, _view(result, view))
 
 
-def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
-    """Plain output: the whole patch (``git apply`` reads it), or the summary view asked for; a
+def render(result: dict[str, Any], out: TextIO, err: TextIO, view: str | None = None) -> None:
+    """Plain output: the whole patch (``git apply`` reads it), or the summary ``view`` asked for; a
     review as its sections (its warnings are on stderr already)."""
     if result.get("view") == "review":
         from ..review import review_text
+        from ..words import for_cli
 
-        out.write(review_text({k: v for k, v in result.items() if k != "warnings"}, _target.cli_words))
+        out.write(review_text({k: v for k, v in result.items() if k != "warnings"}, for_cli))
         return
-    out.write(_view(result, result.get("_view")))
+    out.write(_view(result, view))
 

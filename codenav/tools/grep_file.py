@@ -8,7 +8,7 @@ from __future__ import annotations
 from .. import budget
 from .. import text as _text
 from ..errors import invalid
-from ..targets import cli_int, validate_path
+from ..targets import validate_path
 from . import _grep, _target
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
@@ -28,32 +28,20 @@ DESCRIPTION = (
     "Print the lines of one file of a package or git repository that contain PATTERN.\n\n" + SEMANTICS + "\n\n"
     + _target.SPEC_HELP + "\n\nExit status as grep: 0 a line matched, 1 none did, 2 an error."
 )
-USAGE = "codenav grep [SPEC] PATTERN [PATH] [--context N] [grep_repo flags]"
+EPILOG = SEMANTICS
 ERROR_EXIT = 2
 MAX_PATTERN = 1000
 MAX_CONTEXT = 100
 
-def configure(parser: Any) -> None:
-    parser.usage = USAGE + " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
-    parser.epilog = SEMANTICS
-    _target.configure(parser, "[SPEC] PATTERN [PATH]")
-    parser.add_argument("--context", "-C", metavar="N", default=None,  # parsed by targets.cli_int
-                        help="show N lines before and after each match (default 0)")
-    _grep.add_repo_flags(parser)
+
+def call(ns: Any, cli: Any) -> tuple[str, dict[str, Any]]:
+    """The tool a ``grep`` command line runs (this one, or grep_repo) and its arguments."""
+    return _grep.call(ns, cli, _checked)
 
 
-def arguments(ns: Any) -> dict[str, Any]:
-    args, (pattern, path) = _target.split_cli(ns, USAGE, ("PATTERN", "PATH"), optional=1)
-    if path is not None and path.endswith("/") and path.strip("/"):
-        path = path.rstrip("/")  # `rg x lib/` names the directory lib
-    if _grep.route(ns, args, pattern, path, _checked) != NAME:
-        return _grep.repo_arguments(ns, args, pattern, path)
-    args["pattern"] = pattern
-    args["path"] = path
-    if ns.context is not None:
-        args["context"] = cli_int(ns.context, "--context", "context")
-    args["_unbounded"] = not (ns.json or ns.verbose)  # plain `grep` is grep(1): never cut, like plain `read` (SPEC §5)
-    return args
+def _line_cost(text: str) -> tuple[int, int]:
+    """A line object's cost: its text and, roughly, its JSON keys."""
+    return len(text.encode("utf-8")) + 40, 1
 
 
 def _blocks(matches: list[int], context: int, total: int) -> list[tuple[int, int]]:
@@ -83,9 +71,9 @@ def _checked(args: dict[str, Any]) -> tuple[str, int, str]:
     return pattern, context, validate_path(args.get("path"))
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     pattern, context, path = _checked(args)
-    entry = _target.open_entry(args)
+    entry = _target.open_entry(args, cli)
     row, data = entry.read(path)
     result: dict[str, Any] = {"target": entry.target, "path": path, "pattern": pattern}
     if args.get("context") is not None:  # as given, 0 included: grep -C 0 still separates groups
@@ -97,28 +85,18 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     lines = _text.split_lines(data.decode("utf-8"))
     needle = pattern.casefold()
     matches = [i + 1 for i, line in enumerate(lines) if needle in line.rstrip("\n").casefold()]
-    blocks, shown, cut = [], 0, False
-    used_bytes = used_lines = 0
-    unbounded = bool(args.get("_unbounded"))
-    for start, end in _blocks(matches, context, len(lines)):
-        block_lines = []
-        for number in range(start, end + 1):
-            line = lines[number - 1].rstrip("\n")
-            size = len(line.encode("utf-8")) + 40  # the JSON keys of one line object, roughly
-            if not unbounded and (used_lines >= budget.BUDGET_LINES or used_bytes + size > budget.BUDGET_BYTES):
-                cut = True
-                if not blocks and not block_lines:  # one huge line: show it cut, never nothing
-                    block_lines.append({"line": number, "text": budget.cut_line(line, budget.BUDGET_BYTES),
-                                        "match": needle in line.casefold()})
-                break
-            used_bytes += size
-            used_lines += 1
-            block_lines.append({"line": number, "text": line, "match": needle in line.casefold()})
-        if block_lines:
-            blocks.append({"startLine": block_lines[0]["line"], "lines": block_lines})
-            shown = block_lines[-1]["line"]
-        if cut:
-            break
+    numbers = [number for start, end in _blocks(matches, context, len(lines)) for number in range(start, end + 1)]
+    texts = [lines[number - 1].rstrip("\n") for number in numbers]
+    kept, cut = texts, False
+    if cli is None or not cli.plain:  # plain `grep` is grep(1): never cut, like plain `read` (SPEC §5)
+        # One huge line is shown cut, never nothing.
+        kept, cut = budget.fit_lines(texts, max_bytes=budget.BUDGET_BYTES, max_lines=budget.BUDGET_LINES, cost=_line_cost)
+    blocks: list[dict[str, Any]] = []
+    for number, text, whole in zip(numbers, kept, texts, strict=False):  # the numbers of the lines kept
+        if not blocks or blocks[-1]["lines"][-1]["line"] + 1 != number:  # blocks never touch (_blocks)
+            blocks.append({"startLine": number, "lines": []})
+        blocks[-1]["lines"].append({"line": number, "text": text, "match": needle in whole.casefold()})
+    shown = numbers[len(kept) - 1] if kept else 0
     result.update({"isBinary": False, "totalLines": len(lines), "matchCount": len(matches), "blocks": blocks,
                    "hasMore": cut})
     if cut:
@@ -178,4 +156,6 @@ def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
         for ln in block["lines"]:
             out.write(ln["text"] + "\n")
     if result.get("hint"):
-        err.write(f"codenav: {_target.cli_words(result['hint'])}\n")
+        from ..words import for_cli
+
+        err.write(f"codenav: {for_cli(result['hint'])}\n")

@@ -102,13 +102,13 @@ def _scope(searchable: tuple[list[list], list[str], list[str]], options: dict[st
     return searched, len(binaries), len(files) - len(searched) + len(not_stored)
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     import time
 
     from ..search import grep
 
     options = _check(args)
-    entry = _target.open_entry(args)
+    entry = _target.open_entry(args, cli)
     files, binary, large = _scope(entry.searchable(), options)
     if entry.ranged:  # the members in scope, fetched by range first (bounded: cache/lazy.py)
         from ..cache import lazy
@@ -125,9 +125,9 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
         if index is None:
             raise invalid("cursor is not one this search returned; repeat the search without it", "cursor")
         start = (index, line, offset, shown)
-    unbounded = bool(args.get("_unbounded"))
+    unbounded = cli is not None and cli.plain  # plain output is rg's: every match, whole lines
     plain = None
-    if args.get("_plain") and start is None:  # the plain CLI: every match, printed from the bytes
+    if unbounded and cli.from_bytes and start is None:  # every match, printed from the bytes
         from ..search import marks
         from ..search import plain as plain_grep
 
@@ -138,7 +138,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
             entry.path + "/tree", files, options, start=start,
             max_matches=args.get("max_matches") if unbounded else options["max_matches"],
             cap=options["max_matches_per_file"], context=options["context"],
-            window=args.get("_window") if unbounded else grep.WINDOW,
+            window=cli.max_columns if unbounded else grep.WINDOW,
             deadline=time.monotonic() + grep.timeout(),
             encode=lambda *where: grep.encode_cursor(fingerprint, *where),
             budget=None if unbounded else BUDGET_BYTES - 2048,
@@ -249,4 +249,6 @@ def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
                 mark = ":" if ln["match"] else "-"
                 write(f"{path}{mark}{ln['line']}{mark}{ln['text']}\n")
     if result.get("hint"):
-        err.write(f"codenav: {result['hint']}\n")
+        from ..words import for_cli
+
+        err.write(f"codenav: {for_cli(result['hint'])}\n")

@@ -27,30 +27,8 @@ DESCRIPTION = (
     "Cargo.lock, go.mod, Gemfile.lock, composer.lock, mix.lock, packages.lock.json, pom.xml, …),\n"
     "one REGISTRY:NAME@VERSION per line: direct dependencies, or every locked package with --all."
 )
-USAGE = "codenav deps [--project DIR] [--all]"
 ERROR_EXIT = 1
 _ROOM = 600  # bytes kept for the hint and cursor when a page is fitted to the budget
-
-
-def configure(parser: Any) -> None:
-    parser.usage = USAGE + " [--json] [--verbose]"
-    parser.add_argument("--project", metavar="DIR",
-                        help="the project's directory; its lockfiles are found from there up (default: this directory)")
-    parser.add_argument("--all", action="store_true", help="every locked package, not only the direct dependencies")
-    parser.add_argument("--cursor", metavar="C", help="the nextCursor of the previous page (--json)")
-
-
-def arguments(ns: Any) -> dict[str, Any]:
-    args: dict[str, Any] = {}
-    if ns.project is not None:
-        args["project_dir"] = ns.project
-    if ns.all:
-        args["all"] = True
-    if ns.cursor is not None:
-        args["cursor"] = ns.cursor
-    # Plain output is for pipes: never cut it (the budget is for MCP and --json).
-    args["_unbounded"] = not (ns.json or ns.verbose)
-    return args
 
 
 def _start(args: dict[str, Any]) -> str:
@@ -73,7 +51,7 @@ def _offset(cursor: Any) -> int:
     return int(cursor)
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     from ..lockfiles.project import locked_dependencies
     every = bool(args.get("all"))
     offset = _offset(args.get("cursor"))
@@ -86,7 +64,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
         "lockfiles": [{"registry": r, "file": f} for r, f in locks.lockfiles],
         "totalDirect": sum(1 for d in locks.dependencies if d.direct), "totalLocked": len(locks.dependencies),
     }
-    if not args.get("_unbounded"):
+    if cli is None or not cli.plain:  # plain output is for pipes: never cut
         result = _fit(result, offset)
     if not locks.lockfiles:
         result["hint"] = ("no lockfile found from the project directory up to the project root (a directory holding "
@@ -103,13 +81,7 @@ def _fit(result: dict[str, Any], offset: int) -> dict[str, Any]:
     room = budget.BUDGET_BYTES - _ROOM
     if budget.json_size(result) <= room and len(rows) < budget.BUDGET_LINES:
         return result
-    keep = min(len(rows), budget.BUDGET_LINES - 1)
-    size = budget.json_size({**result, "dependencies": []})
-    for i, row in enumerate(rows[:keep]):
-        size += budget.json_size(row) + 1
-        if size > room:
-            keep = max(i, 1)
-            break
+    keep = len(budget.fit_rows({**result, "dependencies": []}, rows, room=room, max_lines=budget.BUDGET_LINES - 1))
     shown = {**result, "dependencies": rows[:keep], "hasMore": True, "nextCursor": str(offset + keep)}
     shown["hint"] = (f"showing {keep} of {len(rows)} from row {offset + 1}; pass cursor "
                      f"{offset + keep} for the next page (CLI plain output lists every one)")
@@ -133,8 +105,7 @@ def _header(result: dict[str, Any], words: Any) -> str:
         rest = ""
     else:
         what = f"{result['totalDirect']} direct"
-        switch = "all=true" if words is None else "--all"
-        rest = f"; all {result['totalLocked']}: pass {switch}" if result["totalLocked"] > result["totalDirect"] else ""
+        rest = f"; all {result['totalLocked']}: pass {_answer.say('all=true', words)}" if result["totalLocked"] > result["totalDirect"] else ""
     header = f"deps from {files}: {what}{f' ({counts})' if counts else ''}{rest}"
     if result.get("nextCursor"):
         header += _answer.more(f"cursor={result['nextCursor']}", words)
@@ -156,8 +127,8 @@ def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
     if files:
         err.write(f"codenav: read {files}\n")
     elif result.get("hint"):
-        from ._target import cli_words
+        from ..words import for_cli
 
-        err.write(f"codenav: {cli_words(result['hint'])}\n")
+        err.write(f"codenav: {for_cli(result['hint'])}\n")
     for r in result["dependencies"]:
         out.write(f"{r['registry']}:{r['name']}@{r['version']}\n")

@@ -18,30 +18,9 @@ DESCRIPTION = (
     "PATH_PREFIX is a literal directory prefix, not a glob: 'lib' lists lib/..., '*.ts' matches nothing;\n"
     "--glob/-g GLOB (repeatable, ripgrep -g rules, !GLOB excludes) filters by glob."
 )
-USAGE = "codenav files [SPEC] [PATH_PREFIX]"
 ERROR_EXIT = 1
 MAX_ENTRIES = 2000  # SPEC §5 budget for MCP and --json; plain output lists everything
 _GLOB = set("*?[]{}")
-
-
-def configure(parser: Any) -> None:
-    parser.usage = USAGE + " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
-    _target.configure(parser, "[SPEC] [PATH_PREFIX]")
-    parser.add_argument("--glob", "-g", action="append", metavar="GLOB",
-                        help="only files matching GLOB (ripgrep -g rules; !GLOB excludes); repeatable")
-
-
-def arguments(ns: Any) -> dict[str, Any]:
-    args, (prefix,) = _target.split_cli(ns, USAGE, ("PATH_PREFIX",), optional=1)
-    if prefix is not None:
-        args["path_prefix"] = prefix
-    if getattr(ns, "glob", None):
-        args["glob"] = list(ns.glob)
-    # Plain output is for pipes: never cut it (the budget is for MCP, --json and --verbose).
-    args["_unbounded"] = not (ns.json or ns.verbose)
-    if not ns.json and not ns.verbose:
-        args["_paths_only"] = True  # plain output prints the paths and nothing else of a row
-    return args
 
 
 def _prefix(raw: Any) -> str | None:
@@ -65,15 +44,18 @@ def _globs(raw: Any) -> Any:
     return GlobSet(check(raw))
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     prefix = _prefix(args.get("path_prefix"))
     globs = _globs(args.get("glob"))
-    entry = _target.open_entry(args)
-    listing = entry.listing() if args.get("_paths_only") else None
+    entry = _target.open_entry(args, cli)
+    # Plain output is for pipes: never cut (the budget is for MCP, --json and --verbose), and it
+    # prints the paths and nothing else of a row.
+    plain = cli is not None and cli.plain
+    listing = entry.listing() if plain else None
     if listing is not None:
         # For the CLI's notes only (this result never becomes JSON): no manifest is decoded.
         return _target.with_warnings({**_paths_only(listing, prefix, globs),
-                                      "target": {**entry.request, **entry.extra_echo}}, entry)
+                                      "target": {**entry.request, **entry.echo}}, entry)
     rows = entry.files()
     if prefix:
         with_slash = prefix + "/"
@@ -81,7 +63,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     if globs is not None:
         rows = [r for r in rows if globs.includes(r.path)]
     total = len(rows)
-    cut = not args.get("_unbounded") and total > MAX_ENTRIES
+    cut = not plain and total > MAX_ENTRIES
     shown = rows[:MAX_ENTRIES] if cut else rows
     files = []
     for row in shown:
@@ -176,11 +158,13 @@ def text(result: dict[str, Any], words: Any = None) -> str:
 
 def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
     """Plain output: every path, one per line; notes on stderr."""
-    if "paths" in result:  # from the listing file (run with _paths_only)
+    if "paths" in result:  # from the listing file (a plain run)
         out.write(result["paths"])
     for f in result.get("files", ()):
         out.write(f["path"] + "\n")
     if result.get("hint"):
-        err.write(f"codenav: {_target.cli_words(result['hint'])}\n")
+        from ..words import for_cli
+
+        err.write(f"codenav: {for_cli(result['hint'])}\n")
     if result.get("skipped"):
         err.write(f"codenav: {result['skipped']['count']} archive entries were skipped (unsafe or unaddressable names)\n")

@@ -19,32 +19,18 @@ DESCRIPTION = (
     + _target.SPEC_HELP + "\n\nPATH is exactly as `codenav files` prints it. --lines N-M (also N- and -M) picks "
     "an inclusive, 1-based range; a range past the end is clipped."
 )
-USAGE = "codenav read [SPEC] PATH [--lines N-M]"
 ERROR_EXIT = 1
 
 
-def configure(parser: Any) -> None:
-    parser.usage = USAGE + " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
-    _target.configure(parser, "[SPEC] PATH")
-    parser.add_argument("--lines", metavar="N-M", help="inclusive 1-based line range: N-M, N- or -M")
-
-
-def arguments(ns: Any) -> dict[str, Any]:
-    args, (path,) = _target.split_cli(ns, USAGE, ("PATH",))
-    args["path"] = path
-    args.update(_text.range_arguments(ns.lines))
-    args["_unbounded"] = not (ns.json or ns.verbose)  # plain `read` is cat: never cut (SPEC §5)
-    return args
-
-
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     path = validate_path(args.get("path"))
     _text.check_range(args.get("start_line"), args.get("end_line"))  # before any download
-    entry = _target.open_entry(args)
+    entry = _target.open_entry(args, cli)
     row, data = entry.read(path)
+    # Plain `read` is cat: never cut (SPEC §5).
     result = content_result({"target": entry.target, "path": path, "language": row.language}, data,
                             args.get("start_line"), args.get("end_line"), path=path,
-                            unbounded=bool(args.get("_unbounded")))
+                            unbounded=cli is not None and cli.plain)
     return _target.with_warnings(result, entry)
 
 
@@ -68,4 +54,6 @@ def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
         return
     out.write(result["content"])
     if result.get("hasMore"):
-        err.write(f"codenav: {_target.cli_words(result['hint'])}\n")
+        from ..words import for_cli
+
+        err.write(f"codenav: {for_cli(result['hint'])}\n")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from ..errors import invalid
-from ..targets import cli_int, validate_path
+from ..targets import validate_path
 from . import _target
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
@@ -29,7 +29,6 @@ DESCRIPTION = (
     "by default exact names, or names starting with QUERY when none is exact. PATH_PREFIX keeps definitions "
     "under one directory.\n\nExit status as grep: 0 a definition was found, 1 none was, 2 an error."
 )
-USAGE = "codenav symbols [SPEC] QUERY [PATH_PREFIX]"
 ERROR_EXIT = 2
 SIDECAR = "symbols.tsv"
 MAX_QUERY = 1000
@@ -37,38 +36,6 @@ MAX_RESULTS = 500
 DEFAULT_RESULTS = 50
 MATCHES = ("exact", "prefix", "substring")
 _ROOM = 600  # bytes kept for the hint and cursor when the page is fitted to the budget
-
-
-def configure(parser: Any) -> None:
-    parser.usage = (USAGE + " [--kind K]... [--match MODE] [--case-sensitive] [--max N] [--cursor C] "
-                    "[--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]")
-    _target.configure(parser, "[SPEC] QUERY [PATH_PREFIX]")
-    parser.add_argument("--kind", action="append", metavar="K",
-                        help="only this kind (repeatable): function, class, method, variable, constant, type, "
-                             "interface, enum, module, namespace, property")
-    parser.add_argument("--match", metavar="MODE", help="exact, prefix or substring (default: exact, then prefix)")
-    parser.add_argument("--case-sensitive", action="store_true", help="match the letter case of QUERY")
-    parser.add_argument("--max", metavar="N", help=f"results per page (default {DEFAULT_RESULTS}, at most {MAX_RESULTS})")
-    parser.add_argument("--cursor", metavar="C", help="the nextCursor of the previous page")
-
-
-def arguments(ns: Any) -> dict[str, Any]:
-    args, (query, prefix) = _target.split_cli(ns, USAGE, ("QUERY", "PATH_PREFIX"), optional=1)
-    args["query"] = query
-    if prefix is not None:
-        args["path_prefix"] = prefix
-    if ns.kind:
-        args["kind"] = list(ns.kind)
-    if ns.match is not None:
-        args["match"] = ns.match
-    if ns.case_sensitive:
-        args["case_sensitive"] = True
-    if ns.max is not None:
-        args["max_results"] = cli_int(ns.max, "--max", "max_results")
-    if ns.cursor is not None:
-        args["cursor"] = ns.cursor
-    args["_unbounded"] = not (ns.json or ns.verbose)  # plain output is for pipes: max_results alone bounds it
-    return args
 
 
 def _check(args: dict[str, Any]) -> tuple[str, str | None, list[str] | None, str | None, bool, int]:
@@ -125,14 +92,14 @@ def _offset(cursor: Any, fingerprint: str) -> int:
     return int(number)
 
 
-def run(args: dict[str, Any]) -> dict[str, Any]:
+def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     from ..search.symbols import counts, search
     from ..search.symbols.sidecar import write
 
     query, prefix, kinds, match, case_sensitive, limit = _check(args)  # before any download
     fingerprint = _fingerprint(query, prefix, kinds, match, case_sensitive)
     start = _offset(args.get("cursor"), fingerprint)
-    entry = _target.open_entry(args)
+    entry = _target.open_entry(args, cli)
     if entry.ranged and not os.path.exists(entry.sidecar_path(SIDECAR)):
         # The index reads every source file: fetch them by range first (bounded: cache/lazy.py).
         from ..cache import lazy
@@ -152,7 +119,7 @@ def run(args: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"target": entry.target, "query": query, "matchMode": mode, "results": page,
                               "totalResults": len(found), "hasMore": False, "nextCursor": None,
                               "filesIndexed": recorded.get("files", 0), "filesSkipped": recorded.get("skipped", 0)}
-    if not args.get("_unbounded"):
+    if cli is None or not cli.plain:  # plain output is for pipes: max_results alone bounds it
         page = _fit(result, page)
         result["results"] = page
     end = start + len(page)
@@ -170,12 +137,7 @@ def _fit(result: dict[str, Any], page: list[dict[str, Any]]) -> list[dict[str, A
     """The leading results of ``page`` that fit the output budget (at least one)."""
     from .. import budget
 
-    used = budget.json_size(dict(result, results=[])) + _ROOM
-    for count, item in enumerate(page):
-        used += budget.json_size(item) + 1
-        if used > budget.BUDGET_BYTES and count:
-            return page[:count]
-    return page
+    return budget.fit_rows(dict(result, results=[]), page, room=budget.BUDGET_BYTES - _ROOM)
 
 
 def _none_hint(mode: str, kinds: list[str] | None, prefix: str | None, case_sensitive: bool) -> str:
@@ -231,4 +193,6 @@ def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
     for item in result["results"]:
         out.write(_line(item) + "\n")
     if result.get("hint"):
-        err.write(f"codenav: {result['hint']}\n")
+        from ..words import for_cli
+
+        err.write(f"codenav: {for_cli(result['hint'])}\n")

@@ -696,12 +696,13 @@ def test_cli_plain_bad_arguments_say_why_on_stderr_and_nothing_on_stdout(world: 
 
 
 def _cli_arguments(r: Row) -> dict[str, Any]:
-    """The MCP arguments the CLI builds from the row's command line (its private switches aside)."""
+    """The MCP arguments the CLI builds from the row's command line (its own options travel apart)."""
+    from codenav.tools import call
+
     command = tools.REGISTRY[r.tool]
     assert r.argv is not None
     ns = cli._build_parser(command).parse_args([command, *(os.fsdecode(a) for a in r.argv)])
-    args = tools.load(tools.COMMANDS[command]).arguments(ns)  # one command, one adapter (grep: grep_file's)
-    return {k: v for k, v in args.items() if not k.startswith("_")}
+    return call(ns)[1]  # one command, one adapter (grep: grep_file's)
 
 
 @pytest.mark.parametrize("r", BOTH, ids=[r.id for r in BOTH])
