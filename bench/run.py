@@ -178,7 +178,7 @@ class Bench:
 
         code = ("import json, sys\n"
                 "from codenav import registries\nfrom codenav.targets import from_args, parse_spec\n"
-                "t = from_args(parse_spec(sys.argv[1])); r = registries.load(t.registry)\n"
+                "t = from_args(parse_spec(sys.argv[1])); r = registries.load(t.registry).module\n"
                 "a = r.resolve(t.name, t.version)\n"
                 "doc = (r.packument_url(r.endpoint(), t.name) + '/' + t.version, 'application/json') "
                 "if t.registry == 'npm' else (r.endpoint() + t.name + '/', r.ACCEPT)\n"
