@@ -264,9 +264,13 @@ def test_the_forked_indexer_leaves_the_callers_pipes_and_session(npm, tmp_path):
     entry = next((cache / "entries" / "npm" / "many").iterdir())
     # The late symbol index of 400 files takes the indexer well over the answer's time.
     assert not (entry / "symbols.tsv").exists(), f"answered after {answered:.2f} s, with the late sidecar"
-    indexers = _processes_of(cache)
+    # Looked for a few times: a scan that meets the indexer in the middle of its exec into the
+    # late phase reads an empty environment.
+    deadline = _time.monotonic() + 5
+    while not (indexers := _processes_of(cache)) and _time.monotonic() < deadline:
+        _time.sleep(0.01)
     leaders = {pid: _session_leader(pid) for pid in indexers}
-    assert indexers and all(leaders.values()), (leaders, _commands(indexers))
+    assert indexers and False not in leaders.values(), (leaders, _commands(indexers))
     settle(cache)
     assert (entry / "symbols.tsv").exists()
 
@@ -287,7 +291,7 @@ def _processes_of(cache) -> list[int]:
 
 
 def _session_leader(pid: int) -> bool | None:
-    """Whether ``pid`` leads its session (None: it has gone meanwhile)."""
+    """Whether ``pid`` leads its session (None: it has ended meanwhile, its work done)."""
     try:
         return os.getsid(pid) == pid
     except ProcessLookupError:
