@@ -25,7 +25,7 @@ import pytest
 
 from codenav.review import api
 from codenav.review.side import Side
-from codenav.tools import _target, diff_versions
+from codenav.tools import CliOptions, _target, diff_versions
 from tests.support.cli import as_the_user
 from tests.support.oracles import node_exports, python_public, recall_precision, wheel_files
 
