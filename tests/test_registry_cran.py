@@ -13,7 +13,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.archives import File, build
 
 from codenav.errors import CodenavError
 from codenav.lockfiles import renv
@@ -22,6 +21,7 @@ from codenav.registries import cran
 from codenav.tools import list_files
 from tests.fakes.cran import FakeCran, make_tarball
 from tests.fakes.http import FakeServer, Reply
+from tests.support.archives import File, build
 from tests.support.cache import assert_nothing_cached
 from tests.support.cli import ORIGINAL_ENV, ROOT, isolated_subprocess_env, run_cli
 from tests.support.mcp import McpSession, check
