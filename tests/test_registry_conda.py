@@ -361,7 +361,7 @@ def test_py_rattler_installs_the_file_codenav_reads_with_the_same_sha256(channel
     assert (prefix / PY).read_bytes() == SRC
 
 
-# --- lockfiles: pixi.lock, conda-lock.yml, environment.yml (their readers; the table row comes later) --
+# --- lockfiles: pixi.lock, conda-lock.yml, environment.yml --------------------------------------------
 
 PIXI_LOCK = """\
 version: 6
@@ -473,9 +473,11 @@ dependencies:
 
 
 def _locked(module, text: str, name: str):
+    """The copy of ``name`` the conda row picks among a reader's entries."""
     from codenav.lockfiles import choose
+    from codenav.lockfiles.ecosystems import TABLE
 
-    return choose("conda", name, module.candidates(text, name, ".", "."), "lockfile", "the-file")
+    return choose(TABLE["conda"], name, module.entries(text, None), "lockfile", "the-file")
 
 
 @pytest.mark.parametrize("subdir,version", [("linux-64", "1.26.4"), ("osx-arm64", "1.26.3"), ("win-64", "1.26.4")])
