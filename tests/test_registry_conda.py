@@ -547,3 +547,120 @@ def test_the_yaml_subset_reads_these_files_as_pyyaml_does(text):
             assert load(text) == json.loads(run.stdout)
             return
     pytest.skip("no Python with PyYAML to compare against")
+
+
+PIXI_LOCK_V5 = """\
+version: 5
+environments:
+  default:
+    channels:
+    - url: https://conda.anaconda.org/conda-forge/
+    packages:
+      linux-64:
+      - conda: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
+      - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
+      osx-arm64:
+      - conda: https://conda.anaconda.org/conda-forge/osx-arm64/numpy-1.26.3-py311h7125741_0.conda
+      - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
+packages:
+- kind: conda
+  name: numpy
+  version: 1.26.4
+  build: py311h64a7726_0
+  subdir: linux-64
+  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
+  sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149
+  md5: a502d7aad449a1206efb366d6a12c52d
+- kind: conda
+  name: numpy
+  version: 1.26.3
+  build: py311h7125741_0
+  subdir: osx-arm64
+  url: https://conda.anaconda.org/conda-forge/osx-arm64/numpy-1.26.3-py311h7125741_0.conda
+  sha256: 4a1c40ea9d7c8d1ec44ad3c6a4e1e7bd4f1b9ac3bb39ecd1a1c4d0e6c9bd6a1e
+  md5: 1ab3b5d42ad1a1e1c0e9fbba7ec3e9cb
+- kind: conda
+  name: tzdata
+  version: 2024b
+  build: hc8b5060_0
+  subdir: noarch
+  url: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
+  sha256: 4fde5c3008bf5d2db82f2b50204464314cc3c91c1d953652f7bd01d9e52aefdf
+  md5: 8ac3367aafb1cc0a068483c580af8015
+- kind: pypi
+  name: requests
+  version: 2.32.3
+  url: https://files.example/packages/requests-2.32.3-py3-none-any.whl
+"""
+
+
+@pytest.mark.parametrize("subdir", ["linux-64", "osx-arm64"])
+def test_pixi_lock_versions_4_and_5_are_read_as_rattler_reads_them(tmp_path, monkeypatch, subdir):
+    """`kind: conda` entries with a `url` (the format before version 6): this machine's copies are
+    the ones rattler's own reader gives for the platform."""
+    rattler = pytest.importorskip("rattler", reason="py-rattler is not installed (pip install py-rattler)")
+    from codenav.lockfiles import pixi
+
+    monkeypatch.setenv("CONDA_SUBDIR", subdir)
+    (tmp_path / "pixi.lock").write_text(PIXI_LOCK_V5)
+    environment = rattler.LockFile.from_path(tmp_path / "pixi.lock").default_environment()
+    (platform,) = [p for p in environment.platforms() if p.name == subdir]
+    theirs = {(r.name.normalized, str(r.version)) for r in environment.conda_repodata_records_for_platform(platform)}
+    assert {(c.name, c.version) for c in pixi.entries(PIXI_LOCK_V5, None)} == theirs
+
+
+def test_the_locked_copy_follows_this_machines_subdir_cold_and_warm(tmp_path, monkeypatch):
+    """The answer depends on the subdir, so the memo is keyed on it: switching CONDA_SUBDIR never
+    gives the other platform's copy from memory."""
+    from codenav.lockfiles import find_locked
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pixi.lock").write_text(PIXI_LOCK)
+    for subdir, version in (("linux-64", "1.26.4"), ("osx-arm64", "1.26.3"), ("linux-64", "1.26.4"),
+                            ("osx-arm64", "1.26.3")):
+        monkeypatch.setenv("CONDA_SUBDIR", subdir)
+        locked = find_locked("conda", "NumPy", str(tmp_path))
+        assert (locked.version, locked.file) == (version, "pixi.lock"), subdir
+
+
+@pytest.mark.parametrize("manifest,text", [
+    ("pixi.toml", '[dependencies]\nnumpy = ">=1.26"\n\n[feature.tz.target.linux-64.dependencies]\ntzdata = "*"\n\n'
+                  '[pypi-dependencies]\nrequests = "*"\n'),
+    ("pyproject.toml", '[project]\nname = "x"\n\n[tool.pixi.dependencies]\nnumpy = "*"\n\n'
+                       '[tool.pixi.feature.tz.dependencies]\ntzdata = "*"\n'),
+])
+def test_pixis_manifest_names_the_direct_dependencies(tmp_path, monkeypatch, manifest, text):
+    """pixi.toml's (or pyproject.toml's [tool.pixi]) dependency tables, features' and targets' too, are
+    the direct ones; without a manifest every locked package counts as direct."""
+    from codenav.tools import list_deps
+
+    monkeypatch.setenv("CONDA_SUBDIR", "linux-64")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pixi.lock").write_text(PIXI_LOCK)
+    (tmp_path / manifest).write_text(text)
+    rows = list_deps.run({"project_dir": str(tmp_path), "all": True})["dependencies"]
+    assert [(r["name"], r["version"], r["direct"]) for r in rows] == [("numpy", "1.26.4", True),
+                                                                       ("tzdata", "2024b", True)]
+    (tmp_path / manifest).unlink()
+    (tmp_path / "pixi.toml").write_text('[dependencies]\ntzdata = "*"\n')
+    rows = list_deps.run({"project_dir": str(tmp_path)})["dependencies"]
+    assert [r["name"] for r in rows] == ["tzdata"]  # the memo saw the manifest change
+
+
+def test_conda_lock_sources_name_the_direct_dependencies(tmp_path, monkeypatch):
+    """conda-lock.yml's metadata.sources (an environment.yml) declare the direct dependencies; the pip
+    entries are PyPI's and not listed."""
+    from codenav.tools import list_deps
+
+    monkeypatch.setenv("CONDA_SUBDIR", "linux-64")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "conda-lock.yml").write_text(CONDA_LOCK
+                                             + "- name: libblas\n  version: 3.9.0\n  manager: conda\n"
+                                               "  platform: linux-64\n  url: https://conda.anaconda.org/conda-forge/"
+                                               "linux-64/libblas-3.9.0-20_linux64_openblas.conda\n")
+    (tmp_path / "environment.yml").write_text("dependencies:\n  - numpy=1.26\n  - pip:\n    - requests\n")
+    result = list_deps.run({"project_dir": str(tmp_path), "all": True})
+    assert result["lockfiles"] == [{"registry": "conda", "file": "conda-lock.yml"}]
+    assert [(r["name"], r["version"], r["direct"]) for r in result["dependencies"]] == [
+        ("libblas", "3.9.0", False), ("numpy", "1.26.4", True)]
+

@@ -332,3 +332,24 @@ def test_an_empty_pubspec_lock_locks_nothing(text):
 def test_a_pubspec_lock_that_cannot_be_read_is_a_lockfile_error(text):
     with pytest.raises(LockfileError):
         pubspec.entries(text, None)
+
+
+def test_pubspec_yaml_names_direct_dependencies_and_a_workspace_member_its_own(tmp_path):
+    """The root pubspec.yaml's dependencies are direct (its `flutter:` section, outside the YAML subset,
+    hides nothing); from inside a workspace member, what that member's pubspec.yaml declares is the
+    start directory's own (CWD_DIRECT)."""
+    from codenav.lockfiles._common import CWD_DIRECT, Context
+
+    (tmp_path / "pubspec.lock").write_text(MIXED_LOCK)
+    (tmp_path / "pubspec.yaml").write_text("name: ws\nworkspace:\n  - pkgs/app\ndependencies:\n  args: ^2.7.0\n"
+                                           "flutter:\n  assets:\n    - &logo images/logo.png\n")
+    (tmp_path / "pkgs" / "app").mkdir(parents=True)
+    (tmp_path / "pkgs" / "app" / "pubspec.yaml").write_text("name: app\nresolution: workspace\n"
+                                                            "dependencies:\n  meta: ^1.17.0\n")
+
+    def tiers(rel: str) -> dict:
+        ctx = Context(str(tmp_path / "pubspec.lock"), str(tmp_path), rel, str(tmp_path / rel))
+        return {c.name: c.tier for c in pubspec.entries(MIXED_LOCK, ctx) if c.source == REGISTRY}
+
+    assert tiers(".") == {"args": ROOT_DIRECT, "meta": TRANSITIVE}
+    assert tiers("pkgs/app") == {"args": ROOT_DIRECT, "meta": CWD_DIRECT}
