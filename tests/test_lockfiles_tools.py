@@ -202,14 +202,20 @@ def _composer_oracle(proj: Path, env: dict[str, str]):
             {(p["name"], p["version"]) for p in shown if p.get("direct-dependency")})
 
 
+def copied(base: Path, files: dict[str, str]) -> Path:
+    """A project directory holding copies of real lockfiles (its path -> tests/data/lockfiles/ path)."""
+    proj = base / "proj"
+    proj.mkdir()
+    for path, source in files.items():
+        shutil.copyfile(DATA / source, proj / path)
+    return proj
+
+
 def hex_project(server, base: Path) -> dict:
     fake = FakeHex(server)
     fake.publish("jason", "1.4.0", {"lib/jason.ex": b"# locked\n"})
     fake.publish("jason", "1.4.4", {"lib/jason.ex": b"# latest\n"})
-    proj = base / "proj"
-    proj.mkdir()
-    for name in ("mix.lock", "mix.exs"):
-        shutil.copyfile(DATA / "hex" / name, proj / name)
+    proj = copied(base, {"mix.lock": "hex/mix.lock", "mix.exs": "hex/mix.exs"})
     return {"env": {"CODENAV_HEX_API": fake.api_url, "CODENAV_HEX_REPO": fake.repo_url}, "proj": proj,
             "name": "jason", "locked": "1.4.0", "file": "mix.lock", "entry": "jason",
             "oracle": lambda: _mix_oracle(proj)}
@@ -227,9 +233,7 @@ def nuget_project(server, base: Path) -> dict:
     fake = FakeNuget(server)
     fake.publish("Octokit", "14.0.0", {"lib/net8.0/Octokit.xml": b"<doc>locked</doc>"})
     fake.publish("Octokit", "14.1.0", {"lib/net8.0/Octokit.xml": b"<doc>latest</doc>"})
-    proj = base / "proj"
-    proj.mkdir()
-    shutil.copyfile(DATA / "nuget" / "packages.lock.json", proj / "packages.lock.json")
+    proj = copied(base, {"packages.lock.json": "nuget/packages.lock.json"})
     return {"env": {"CODENAV_NUGET_SOURCE": fake.url}, "proj": proj, "name": "Octokit", "locked": "14.0.0",
             "file": "packages.lock.json", "entry": "dependencies.net10.0.Octokit",
             "oracle": lambda: _nuget_oracle(proj)}
@@ -400,9 +404,7 @@ def pub_project(server, base: Path) -> dict:
     fake = FakePub(server)
     fake.publish("lints", "6.1.0", {"lib/core.yaml": b"# locked\n"})
     fake.publish("lints", "6.2.0", {"lib/core.yaml": b"# latest\n"})
-    proj = base / "proj"
-    proj.mkdir()
-    shutil.copyfile(DATA / "pub" / "pub-dev.pubspec.lock.trimmed", proj / "pubspec.lock")
+    proj = copied(base, {"pubspec.lock": "pub/pub-dev.pubspec.lock.trimmed"})
     (proj / "pubspec.yaml").write_text("name: pub_dev\nenvironment:\n  sdk: ^3.9.0\ndev_dependencies:\n"
                                        "  lints: ^6.1.0\nflutter:\n  assets:\n    - &logo images/logo.png\n")
     return {"env": {"CODENAV_PUB_URL": fake.url}, "proj": proj, "name": "lints", "locked": "6.1.0",

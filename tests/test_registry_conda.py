@@ -17,6 +17,7 @@ from codenav.errors import CodenavError
 from codenav.registries import conda as conda_module
 from codenav.registries.condaversion import Order, VersionError, parse_spec, sort_key
 from codenav.tools import list_files, read_file
+from tests.support.cache import error_of as failure
 from tests.support.cli import run_cli
 from tests.support.registries import fake_fixture
 
@@ -31,9 +32,7 @@ def target_of(**args) -> dict:
 
 
 def error_of(**args) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run({"registry": "conda", **args})
-    return info.value
+    return failure(list_files.run, {"registry": "conda", **args})
 
 
 # --- versions: VersionOrder and MatchSpec specs, against py-rattler ----------------------------------
@@ -556,11 +555,11 @@ environments:
     channels:
     - url: https://conda.anaconda.org/conda-forge/
     packages:
-      linux-64:
-      - conda: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
-      - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
       osx-arm64:
       - conda: https://conda.anaconda.org/conda-forge/osx-arm64/numpy-1.26.3-py311h7125741_0.conda
+      - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
+      linux-64:
+      - conda: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
       - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
 packages:
 - kind: conda

@@ -23,7 +23,8 @@ from codenav.registries import cran
 from codenav.tools import list_files
 from tests.fakes.cran import FakeCran, make_tarball
 from tests.fakes.http import FakeServer, Reply
-from tests.support.cli import ORIGINAL_ENV, ROOT, as_the_user, run_cli
+from tests.support.cache import error_of as failure
+from tests.support.cli import ROOT, run_cli
 from tests.support.registries import fake_fixture
 
 CODE = b"hello <- function() {\n  \"Hello from demo\"\n}\n"
@@ -44,9 +45,7 @@ def resolved(**args) -> dict:
 
 
 def error_of(**args) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run({"registry": "cran", **args})
-    return info.value
+    return failure(list_files.run, {"registry": "cran", **args})
 
 
 def rscript(code: str, **env: str) -> str:
@@ -473,20 +472,3 @@ def test_a_real_renv_lock_of_bioconductor_and_local_packages_has_no_cran_version
 def test_a_renv_lock_that_cannot_be_read_is_a_lockfile_error(text):
     with pytest.raises(LockfileError):
         renv.entries(text, None)
-
-
-# --- the live repository --------------------------------------------------------------------------
-
-
-@pytest.mark.live
-def test_live_cran_jsonlite(monkeypatch):
-    """The current jsonlite from the public CRAN, verified by its MD5sum (the kit's live test reads
-    an archived version, unverified); only when CODENAV_LIVE_REGISTRIES names cran."""
-    if "cran" not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=cran to reach the public CRAN")
-    as_the_user(monkeypatch)  # the user's .Rprofile applies
-    proc = run_cli("files", "cran:jsonlite", "--json", "--wait", "60000", timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    assert result["target"]["verified"] is True and result["target"]["artifact"].startswith("jsonlite_")
-    assert "DESCRIPTION" in {f["path"] for f in result["files"]}

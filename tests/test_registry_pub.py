@@ -18,6 +18,7 @@ from codenav.registries import pub, pubver
 from codenav.tools import list_files
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.pub import FakePub, make_archive
+from tests.support.cache import error_of as failure
 from tests.support.cli import ROOT, run_cli
 from tests.support.registries import fake_fixture
 
@@ -32,9 +33,7 @@ def resolved(**args) -> dict:
 
 
 def error_of(**args) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run({"registry": "pub", **args})
-    return info.value
+    return failure(list_files.run, {"registry": "pub", **args})
 
 
 # --- retracted versions --------------------------------------------------------------------------

@@ -65,7 +65,8 @@ Methods (``name`` is always the result of ``package(stem)``, ``version`` of ``ve
   and calls ``publish_archive``; a registry whose verification sees more (Go's h1 covers the
   files, not the bytes) publishes otherwise and returns the outcome it owes instead;
 - ``corrupt(name, version, where)``: serve the artifact with one byte changed (``first``,
-  ``middle``, ``last``) under the hash published before;
+  ``middle``, ``last``) under the hash published before (by default through the fake's
+  ``record(name, version).data``);
 - ``forget(name)``: drop every release of ``name`` (a republish then replaces the version);
 - ``places(name, version)``: the ``Place``s a resolution reads, the package's own metadata
   document first (computed from the name and version alone, without the fake);
@@ -192,7 +193,9 @@ class Adapter:
         return ""
 
     def corrupt(self, name: str, version: str, where: str) -> None:
-        raise NotImplementedError
+        """By default the fake's ``record(name, version)`` holds the served bytes in ``data``."""
+        record = self.fake.record(name, version)
+        record.data = flip(record.data, where)
 
     def forget(self, name: str) -> None:
         raise NotImplementedError

@@ -13,7 +13,7 @@ from tests.fakes.cran import FakeCran
 
 from ..archives import File
 from ..hostile import TAR, Case
-from ..registries import Adapter, Place, flip
+from ..registries import Adapter, Place
 
 
 def _archive_everything(adapter: CranAdapter, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -54,10 +54,6 @@ class CranAdapter(Adapter):
 
     def top(self, name: str, version: str) -> str:
         return f"{name}/"
-
-    def corrupt(self, name: str, version: str, where: str) -> None:
-        record = self.fake.record(name, version)
-        record.data = flip(record.data, where)
 
     def forget(self, name: str) -> None:
         self.fake.packages = [p for p in self.fake.packages if p.name != name]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.fakes.pub import FakePub
 
 from ..hostile import TAR
-from ..registries import Adapter, Place, flip
+from ..registries import Adapter, Place
 
 
 class PubAdapter(Adapter):
@@ -25,10 +25,6 @@ class PubAdapter(Adapter):
 
     def publish_archive(self, name: str, version: str, data: bytes) -> None:
         self.fake.publish(name, version, archive=data)
-
-    def corrupt(self, name: str, version: str, where: str) -> None:
-        record = self.fake.record(name, version)
-        record.data = flip(record.data, where)
 
     def forget(self, name: str) -> None:
         self.fake.packages.pop(name, None)
