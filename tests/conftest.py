@@ -20,9 +20,6 @@ _ISOLATED = (
     "CODENAV_CACHE_DIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "CODENAV_GREP_APP_URL", "CODENAV_GITHUB_API_URL",
     "PIP_CONFIG_FILE", "GH_TOKEN", "GITHUB_TOKEN", "GH_HOST", "VIRTUAL_ENV",
     *all_variables(),  # every registry's own, and its package manager's (tests/support/adapters)
-    # conda, CRAN and pub.dev (issue 26), until their adapters join the kit
-    "CODENAV_CONDA_CHANNEL", "CODENAV_CONDA_API", "CONDARC", "CONDA_PREFIX", "CONDA_ROOT", "CONDA_SUBDIR",
-    "CODENAV_CRAN_REPOS", "R_PROFILE", "R_PROFILE_USER", "CODENAV_PUB_URL", "PUB_HOSTED_URL",
 )
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from codenav import contract
 from codenav.errors import CodenavError
+from codenav.lockfiles import find_locked
 from codenav.tools import list_deps
 from tests.support.cli import isolated_subprocess_env, run_cli
 from tests.support.mcp import McpSession, check
@@ -78,12 +79,55 @@ def test_every_ecosystem_of_the_project_is_listed(tmp_path):
 
 def test_each_row_names_the_file_and_entry_the_locked_version_comes_from(tmp_path):
     """A row's file and entry are what versionSource says for the same package."""
-    from codenav.lockfiles import find_locked
     proj = polyglot(tmp_path)
     for row in list_deps.run({"project_dir": str(proj), "all": True})["dependencies"]:
         found = find_locked(row["registry"], row["name"], str(proj))
         if found.version == row["version"]:
             assert (found.file, found.entry) == (row["file"], row["entry"]), row
+
+
+ENVIRONMENT_YML = """name: analysis
+channels:
+  - conda-forge
+dependencies:
+  - python=3.11
+  - conda-forge::numpy==1.26.4
+  - xarray>=2024
+  - pip:
+    - requests==2.32.3
+"""
+RENV_LOCK = {"R": {"Version": "4.2.2"}, "Packages": {
+    "jsonlite": {"Package": "jsonlite", "Version": "1.8.9", "Source": "Repository", "Repository": "CRAN"},
+    "curl": {"Package": "curl", "Version": "5.2.1", "Source": "Repository", "Repository": "CRAN"},
+    "gh": {"Package": "gh", "Version": "1.4.1.9000", "Source": "GitHub", "RemoteSha": "6d6ee4a8"}}}
+
+
+def three_more(base: Path) -> Path:
+    """An analysis project: conda's environment.yml, R's renv.lock with its DESCRIPTION, a Dart tool's pubspec.lock."""
+    proj = base / "proj"
+    (proj / "tool").mkdir(parents=True)
+    (proj / ".git").mkdir()
+    (proj / "environment.yml").write_text(ENVIRONMENT_YML)
+    (proj / "renv.lock").write_text(json.dumps(RENV_LOCK))
+    (proj / "DESCRIPTION").write_text("Package: analysis\nVersion: 0.1\nImports: jsonlite (>= 1.8), gh\n")
+    shutil.copyfile(DATA / "pub" / "dummy_screenshot_pkg.pubspec.lock", proj / "tool" / "pubspec.lock")
+    return proj
+
+
+def test_conda_cran_and_pub_lockfiles_are_listed_with_their_direct_dependencies(tmp_path):
+    """environment.yml's pins (a `=V` pin is conda's `V.*`; a range or the pip list pins nothing), renv.lock's
+    CRAN records (DESCRIPTION's imports direct, a GitHub record left out) and pubspec.lock's hosted packages."""
+    proj = three_more(tmp_path)
+    result = list_deps.run({"project_dir": str(proj / "tool"), "all": True})
+    assert result["lockfiles"] == [{"registry": "conda", "file": "../environment.yml"},
+                                   {"registry": "cran", "file": "../renv.lock"},
+                                   {"registry": "pub", "file": "pubspec.lock"}]
+    assert [(r["registry"], r["name"], r["version"], r["direct"]) for r in result["dependencies"]] == [
+        ("conda", "numpy", "1.26.4", True), ("conda", "python", "3.11.*", True), ("cran", "curl", "5.2.1", False),
+        ("cran", "jsonlite", "1.8.9", True), ("pub", "lints", "1.0.1", True)]
+    for row in result["dependencies"]:
+        found = find_locked(row["registry"], row["name"], str(proj / "tool"))
+        assert (found.version, found.file, found.entry) == (row["version"], row["file"], row["entry"]), row
 
 
 @pytest.fixture(scope="module")

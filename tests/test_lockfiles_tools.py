@@ -1,12 +1,14 @@
 """Lockfiles written by the real tools resolve to the locked version, not the latest, on both surfaces;
 ``codenav deps`` lists exactly what an independent reading of the same files gives (issue 23).
 
-cargo, go (Debian's golang-go), bundler (ruby-bundler) and composer write their lockfiles here
-against the fake registries (or, for bundler, against gems built and installed locally); Maven has
-no lockfile, so its POMs are written by hand and real ``mvn`` resolves them offline (from the local
-repository) as the oracle. Elixir's mix and dotnet are not on this machine: their lockfiles are
-copied from real projects (tests/data/lockfiles/README.md). Each test skips, naming the tool, where
-that tool is missing or cannot work offline.
+cargo, go (Debian's golang-go), bundler (ruby-bundler), composer and py-rattler (pixi's own lock
+library, from the test extra) write their lockfiles here against the fake registries (or, for
+bundler, against gems built and installed locally); Maven has no lockfile, so its POMs are written
+by hand and real ``mvn`` resolves them offline (from the local repository) as the oracle. Elixir's
+mix, dotnet and Dart are not on this machine, nor is renv in Debian: their lockfiles are copied
+from real projects (tests/data/lockfiles/README.md) or written by hand in the tool's format, and R
+itself (r-base-core, r-cran-jsonlite) reads the renv.lock and DESCRIPTION as the oracle. Each test
+skips, naming the tool, where that tool is missing or cannot work offline.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fakes.conda import FakeConda
+from tests.fakes.cran import FakeCran
 from tests.fakes.crates import FakeCrates
 from tests.fakes.go import FakeGoProxy
 from tests.fakes.hex import FakeHex
@@ -27,6 +31,7 @@ from tests.fakes.http import FakeServer
 from tests.fakes.maven import FakeMaven
 from tests.fakes.nuget import FakeNuget
 from tests.fakes.packagist import FakePackagist
+from tests.fakes.pub import FakePub
 from tests.fakes.rubygems import FakeRubygems
 from tests.support.cli import ORIGINAL_ENV, isolated_subprocess_env, run_cli
 from tests.support.mcp import McpSession, check
@@ -34,7 +39,7 @@ from tests.support.mcp import McpSession, check
 DATA = Path(__file__).resolve().parent / "data" / "lockfiles"
 # Which Debian package brings each tool (.ci/run installs them).
 PACKAGES = {"cargo": "cargo (rustup)", "go": "golang-go", "bundle": "ruby-bundler", "gem": "ruby-bundler",
-            "composer": "composer", "mvn": "maven"}
+            "composer": "composer", "mvn": "maven", "Rscript": "r-base-core"}
 
 
 def need(tool: str) -> str:
@@ -197,14 +202,20 @@ def _composer_oracle(proj: Path, env: dict[str, str]):
             {(p["name"], p["version"]) for p in shown if p.get("direct-dependency")})
 
 
+def copied(base: Path, files: dict[str, str]) -> Path:
+    """A project directory holding copies of real lockfiles (its path -> tests/data/lockfiles/ path)."""
+    proj = base / "proj"
+    proj.mkdir()
+    for path, source in files.items():
+        shutil.copyfile(DATA / source, proj / path)
+    return proj
+
+
 def hex_project(server, base: Path) -> dict:
     fake = FakeHex(server)
     fake.publish("jason", "1.4.0", {"lib/jason.ex": b"# locked\n"})
     fake.publish("jason", "1.4.4", {"lib/jason.ex": b"# latest\n"})
-    proj = base / "proj"
-    proj.mkdir()
-    for name in ("mix.lock", "mix.exs"):
-        shutil.copyfile(DATA / "hex" / name, proj / name)
+    proj = copied(base, {"mix.lock": "hex/mix.lock", "mix.exs": "hex/mix.exs"})
     return {"env": {"CODENAV_HEX_API": fake.api_url, "CODENAV_HEX_REPO": fake.repo_url}, "proj": proj,
             "name": "jason", "locked": "1.4.0", "file": "mix.lock", "entry": "jason",
             "oracle": lambda: _mix_oracle(proj)}
@@ -222,9 +233,7 @@ def nuget_project(server, base: Path) -> dict:
     fake = FakeNuget(server)
     fake.publish("Octokit", "14.0.0", {"lib/net8.0/Octokit.xml": b"<doc>locked</doc>"})
     fake.publish("Octokit", "14.1.0", {"lib/net8.0/Octokit.xml": b"<doc>latest</doc>"})
-    proj = base / "proj"
-    proj.mkdir()
-    shutil.copyfile(DATA / "nuget" / "packages.lock.json", proj / "packages.lock.json")
+    proj = copied(base, {"packages.lock.json": "nuget/packages.lock.json"})
     return {"env": {"CODENAV_NUGET_SOURCE": fake.url}, "proj": proj, "name": "Octokit", "locked": "14.0.0",
             "file": "packages.lock.json", "entry": "dependencies.net10.0.Octokit",
             "oracle": lambda: _nuget_oracle(proj)}
@@ -298,8 +307,123 @@ def _maven_oracle(module: Path):
     return direct, direct  # our reading of POMs has no transitive graph: compare what the POMs declare
 
 
+def conda_project(server, base: Path) -> dict:
+    """A pixi project: rattler solves it against the fake channel for two platforms and writes pixi.lock."""
+    rattler = pytest.importorskip("rattler", reason="py-rattler is not installed (the test extra brings it)")
+    import asyncio
+
+    fake = FakeConda(server)
+    fake.publish("helper", "0.3", subdir="noarch")
+    fake.publish("demo", "1.0", {"share/demo/a.txt": b"locked\n"}, depends=["helper >=0.3"])
+    fake.publish("demo", "0.9", subdir="osx-arm64", depends=["helper >=0.3"])
+    proj = base / "proj"
+    proj.mkdir()
+    (proj / "pixi.toml").write_text('[workspace]\nname = "app"\nchannels = ["conda-forge"]\n'
+                                    'platforms = ["linux-64", "osx-arm64"]\n\n[dependencies]\ndemo = "*"\n')
+    lock = rattler.LockFile([rattler.LockPlatform("linux-64"), rattler.LockPlatform("osx-arm64")])
+    lock.set_channels("default", [rattler.LockChannel(fake.channel)])
+    for platform in ("linux-64", "osx-arm64"):
+        solved = asyncio.run(rattler.solve([fake.channel], ["demo"], platforms=[platform, "noarch"],
+                                           virtual_packages=[]))
+        for record in solved:
+            lock.add_conda_package("default", rattler.LockPlatform(platform), record)
+    lock.to_path(proj / "pixi.lock")
+    fake.publish("demo", "1.1", {"share/demo/a.txt": b"latest\n"}, depends=["helper >=0.3"])
+    return {"env": {"CODENAV_CONDA_CHANNEL": fake.channel, "CODENAV_CONDA_API": fake.api, "CONDA_SUBDIR": "linux-64"},
+            "proj": proj, "name": "demo", "locked": "1.0", "file": "pixi.lock",
+            "entry": "packages linux-64/demo-1.0-h1a2b3c4_0.tar.bz2", "oracle": lambda: _rattler_oracle(proj)}
+
+
+def _rattler_oracle(proj: Path):
+    """rattler reads its own pixi.lock (this machine's platform); pixi.toml's [dependencies] are the direct ones."""
+    import tomllib
+
+    import rattler
+
+    environment = rattler.LockFile.from_path(proj / "pixi.lock").default_environment()
+    (platform,) = [p for p in environment.platforms() if p.name == "linux-64"]
+    records = environment.conda_repodata_records_for_platform(platform) or []
+    locked = {(r.name.normalized, str(r.version)) for r in records}
+    declared = set(tomllib.loads((proj / "pixi.toml").read_text())["dependencies"])
+    return locked, {row for row in locked if row[0] in declared}
+
+
+RENV_LOCK = {
+    "R": {"Version": "4.2.2", "Repositories": [{"Name": "CRAN", "URL": "https://cloud.r-project.org"}]},
+    "Packages": {
+        "alpha": {"Package": "alpha", "Version": "1.0-2", "Source": "Repository", "Repository": "CRAN",
+                  "Requirements": ["beta"], "Hash": "0f1e2d3c4b5a69788796a5b4c3d2e1f0"},
+        "beta": {"Package": "beta", "Version": "0.2", "Source": "Repository", "Repository": "CRAN"},
+        "gamma": {"Package": "gamma", "Version": "2.1", "Source": "Repository", "Repository": "CRAN"},
+        "devpkg": {"Package": "devpkg", "Version": "0.0.0.9000", "Source": "GitHub", "RemoteType": "github",
+                   "RemoteUsername": "acme", "RemoteRepo": "devpkg", "RemoteSha": "5b1c0e8d4f2a9a3c7e6b1d0f9e8c7b6a"},
+    },
+}
+
+
+def cran_project(server, base: Path) -> dict:
+    """An R project: a renv.lock in renv's format (renv is not in Debian) and the DESCRIPTION naming its imports."""
+    fake = FakeCran(server)
+    fake.publish("alpha", "1.0-2", {"R/alpha.R": b"alpha <- 'locked'\n"})
+    proj = base / "proj"
+    proj.mkdir()
+    (proj / "renv.lock").write_text(json.dumps(RENV_LOCK, indent=2))
+    (proj / "DESCRIPTION").write_text("Package: app\nVersion: 0.1\nDepends: R (>= 4.1)\nImports:\n    alpha (>= 1.0),"
+                                      "\n    devpkg\nSuggests:\n    gamma\n")
+    fake.record("alpha", "1.0-2").archived = True  # CRAN archives the old version when a new one lands
+    fake.publish("alpha", "1.1", {"R/alpha.R": b"alpha <- 'latest'\n"})
+    return {"env": {"CODENAV_CRAN_REPOS": fake.url, "R_PROFILE": os.devnull}, "proj": proj, "name": "alpha",
+            "locked": "1.0-2", "file": "renv.lock", "entry": "alpha", "oracle": lambda: _r_oracle(proj)}
+
+
+def _r_oracle(proj: Path):
+    """R reads the lock (jsonlite) and the DESCRIPTION (read.dcf, tools' own dependency splitter)."""
+    need("Rscript")
+    code = ('if (!requireNamespace("jsonlite", quietly = TRUE)) quit(status = 3)\n'
+            'lock <- jsonlite::fromJSON("renv.lock")$Packages\n'
+            'for (r in lock) if (r$Source == "Repository") cat("locked", r$Package, r$Version, "\\n")\n'
+            'd <- read.dcf("DESCRIPTION")\n'
+            'fields <- intersect(c("Depends", "Imports", "LinkingTo", "Suggests"), colnames(d))\n'
+            'for (f in fields) for (x in tools:::.split_dependencies(d[1, f])) cat("declared", x$name, "\\n")\n')
+    try:
+        done = subprocess.run(["Rscript", "-e", code], cwd=proj, capture_output=True, text=True, timeout=120,
+                              env={"PATH": ORIGINAL_ENV.get("PATH", os.defpath), "LANG": "C.UTF-8"})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"Rscript could not run here: {exc}")
+    if done.returncode == 3:
+        pytest.skip("R's jsonlite is not installed (Debian package r-cran-jsonlite)")
+    assert done.returncode == 0, done.stderr
+    words = [line.split() for line in done.stdout.splitlines()]
+    locked = {(w[1], w[2]) for w in words if w[0] == "locked"}
+    declared = {w[1] for w in words if w[0] == "declared"}
+    return locked, {row for row in locked if row[0] in declared}
+
+
+def pub_project(server, base: Path) -> dict:
+    """A Dart project: pub-dev's own pubspec.lock (trimmed; Dart is not installable here) and its pubspec.yaml."""
+    fake = FakePub(server)
+    fake.publish("lints", "6.1.0", {"lib/core.yaml": b"# locked\n"})
+    fake.publish("lints", "6.2.0", {"lib/core.yaml": b"# latest\n"})
+    proj = copied(base, {"pubspec.lock": "pub/pub-dev.pubspec.lock.trimmed"})
+    (proj / "pubspec.yaml").write_text("name: pub_dev\nenvironment:\n  sdk: ^3.9.0\ndev_dependencies:\n"
+                                       "  lints: ^6.1.0\nflutter:\n  assets:\n    - &logo images/logo.png\n")
+    return {"env": {"CODENAV_PUB_URL": fake.url}, "proj": proj, "name": "lints", "locked": "6.1.0",
+            "file": "pubspec.lock", "entry": "lints", "oracle": lambda: _pub_oracle(proj)}
+
+
+def _pub_oracle(proj: Path):
+    """pubspec.lock read by PyYAML: hosted packages, direct as the lock marks them."""
+    import yaml
+
+    packages = yaml.safe_load((proj / "pubspec.lock").read_text())["packages"]
+    hosted = {n: p for n, p in packages.items() if p["source"] == "hosted"}
+    return ({(n, p["version"]) for n, p in hosted.items()},
+            {(n, p["version"]) for n, p in hosted.items() if p["dependency"].startswith("direct")})
+
+
 BUILDERS = {"crates": crates_project, "go": go_project, "rubygems": rubygems_project,
-            "packagist": packagist_project, "hex": hex_project, "nuget": nuget_project, "maven": maven_project}
+            "packagist": packagist_project, "hex": hex_project, "nuget": nuget_project, "maven": maven_project,
+            "conda": conda_project, "cran": cran_project, "pub": pub_project}
 
 
 @pytest.fixture

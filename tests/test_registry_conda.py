@@ -1,6 +1,8 @@
-"""conda: the anaconda.org per-package API or a plain channel's repodata, the subdir choice,
-.conda and .tar.bz2, VersionOrder and MatchSpec version specs (against py-rattler), the
-.condarc ladder, withdrawn (relabelled) builds, and py-rattler installing from the fake channel."""
+"""conda: what is peculiar to it — the anaconda.org per-package API or a plain channel's
+repodata, the subdir choice, .conda and .tar.bz2, VersionOrder and MatchSpec version specs
+(against py-rattler), the .condarc ladder, withdrawn (relabelled) builds, py-rattler installing
+from the fake channel, and its lockfiles. The chain through both surfaces, hostile archives,
+integrity, faults and bad names are the conformance kit's (tests/support/adapters/conda.py)."""
 
 from __future__ import annotations
 
@@ -15,24 +17,14 @@ from codenav.errors import CodenavError
 from codenav.registries import conda as conda_module
 from codenav.registries.condaversion import Order, VersionError, parse_spec, sort_key
 from codenav.tools import list_files, read_file
-from tests.fakes.conda import FakeConda
-from tests.fakes.http import FakeServer, Reply
-from tests.support.cli import ORIGINAL_ENV, isolated_subprocess_env, run_cli
-from tests.support.mcp import McpSession, check
+from tests.support.cache import error_of as failure
+from tests.support.cli import run_cli
+from tests.support.registries import fake_fixture
 
 SRC = b'"""demo."""\n\n\ndef hello():\n    return "hello from demo"\n\n\nclass Greeter:\n    pass\n'
 PY = "lib/python3.11/site-packages/demo/__init__.py"
 
-
-@pytest.fixture
-def channel(monkeypatch: pytest.MonkeyPatch):
-    """A fake channel and API that CODENAV_CONDA_CHANNEL and CODENAV_CONDA_API point at, on linux-64."""
-    with FakeServer() as server:
-        fake = FakeConda(server)
-        monkeypatch.setenv("CODENAV_CONDA_CHANNEL", fake.channel)
-        monkeypatch.setenv("CODENAV_CONDA_API", fake.api)
-        monkeypatch.setenv("CONDA_SUBDIR", "linux-64")
-        yield fake
+channel = fake_fixture("conda")  # the kit's adapter: CODENAV_CONDA_CHANNEL/_API at the fake, linux-64
 
 
 def target_of(**args) -> dict:
@@ -40,87 +32,7 @@ def target_of(**args) -> dict:
 
 
 def error_of(**args) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run({"registry": "conda", **args})
-    return info.value
-
-
-# --- the full chain through both surfaces ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """One fake channel with good and broken packages, and one MCP server sharing the CLI's env."""
-    base = tmp_path_factory.mktemp("conda-parity")
-    (base / "home").mkdir()
-    with FakeServer() as server:
-        fake = FakeConda(server)
-        fake.publish("demo", "1.0", {PY: b"def hello():\n    return 'old'\n"})
-        fake.publish("demo", "1.1", {PY: SRC, "share/demo/README.md": b"# demo\n"})
-        fake.publish("demo", "1.2", {PY: b"broken\n"}, labels=["broken"])
-        tampered = fake.publish("tampered", "1.0", {PY: SRC})
-        tampered.data = tampered.data[:200] + bytes([tampered.data[200] ^ 1]) + tampered.data[201:]
-        server.route("GET", "/api/package/conda-forge/garbled/files",
-                     lambda h: Reply(200, b"<html>Sign in</html>", {"Content-Type": "text/html"}))
-        server.route("GET", "/api/package/conda-forge/down/files",
-                     lambda h: Reply(502, b"Bad Gateway", {"Content-Type": "text/plain"}))
-        env = isolated_subprocess_env(base)
-        env.update({"CODENAV_CONDA_CHANNEL": fake.channel, "CODENAV_CONDA_API": fake.api, "CONDA_SUBDIR": "linux-64"})
-        session = McpSession(env)
-        yield {"env": env, "mcp": session, "fake": fake}
-        session.close()
-
-
-DEMO = {"registry": "conda", "package_name": "demo", "version": "1.1"}
-SPEC = "conda:demo@1.1"
-
-
-@pytest.mark.parametrize("tool,arguments,argv,code", [
-    ("list_files", DEMO, ["files", SPEC], None),
-    ("list_files", {"registry": "conda", "package_name": "demo"}, ["files", "conda:demo"], None),
-    ("read_file", {**DEMO, "path": PY}, ["read", SPEC, PY], None),
-    ("grep_file", {**DEMO, "path": PY, "pattern": "hello from"}, ["grep", SPEC, "hello from", PY], None),
-    ("grep_repo", {**DEMO, "pattern": "hello from"}, ["grep", SPEC, "hello from"], None),
-    ("search_symbols", {**DEMO, "query": "Greeter"}, ["symbols", SPEC, "Greeter"], None),
-    ("diff_versions", {"registry": "conda", "package_name": "demo", "from_version": "1.0", "to_version": "1.1"},
-     ["diff", "conda:demo", "1.0", "1.1", "--path", PY], None),
-    ("read_file", {**DEMO, "path": "nope.py"}, ["read", SPEC, "nope.py"], "FILE_NOT_FOUND"),
-    ("list_files", {"registry": "conda", "package_name": "nope"}, ["files", "conda:nope"], "NOT_FOUND"),
-    ("list_files", {**DEMO, "version": "2.0"}, ["files", "conda:demo@2.0"], "VERSION_NOT_FOUND"),
-    ("list_files", {"registry": "conda", "package_name": "tampered", "version": "1.0"},
-     ["files", "conda:tampered@1.0"], "INTEGRITY_ERROR"),
-    ("list_files", {"registry": "conda", "package_name": "garbled"}, ["files", "conda:garbled"], "PROTOCOL_ERROR"),
-    ("list_files", {"registry": "conda", "package_name": "down"}, ["files", "conda:down"], "UPSTREAM_ERROR"),
-    ("list_files", {"registry": "conda", "package_name": "-x"}, ["files", "conda:-x"], "INVALID_ARGUMENT"),
-    ("list_files", {**DEMO, "version": ">=1,<"}, ["files", "conda:demo@>=1,<"], "INVALID_ARGUMENT"),
-])
-def test_conda_chain_is_byte_identical_on_the_cli_and_mcp(world, tool, arguments, argv, code):
-    """files, read, grep, grep_repo, symbols and diff of a conda package, and each error kind,
-    give one payload on both surfaces."""
-    if tool == "diff_versions":
-        arguments = {**arguments, "path": PY}
-    payload = check(world, tool, arguments, argv, code=code)
-    if code is None and tool != "diff_versions":
-        assert {k: v for k, v in payload["target"].items() if k != "versionSource"} == {
-            "registry": "conda", "name": "demo", "version": "1.1", "artifact": "demo-1.1-h1a2b3c4_0.tar.bz2",
-            "artifactReason": "platform-build", "subdir": "linux-64", "verified": True,
-            "verification": "sha256 of the downloaded file matches the sha256 the channel lists"}
-    if tool == "list_files" and code is None:
-        assert [f["path"] for f in payload["files"]] == [
-            "info/files", "info/index.json", "info/paths.json", PY, "share/demo/README.md"]
-    if tool == "search_symbols":
-        assert [s["name"] for s in payload["results"]] == ["Greeter"]
-    if code == "VERSION_NOT_FOUND":
-        assert payload["error"]["details"]["availableVersions"] == ["1.1", "1.0"]  # 1.2 is labelled broken
-
-
-def test_the_conda_forge_alias_is_accepted_and_echoed_canonical(world):
-    """`conda-forge:NAME` reads the same package and the echo says `conda`."""
-    proc = run_cli("files", "conda-forge:demo@1.1", "--json", env=world["env"])
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["target"]["registry"] == "conda"
-    plain = run_cli("read", "conda-forge:demo@1.1", PY, env=world["env"])
-    assert plain.stdout == SRC and plain.stderr == b""
+    return failure(list_files.run, {"registry": "conda", **args})
 
 
 # --- versions: VersionOrder and MatchSpec specs, against py-rattler ----------------------------------
@@ -222,6 +134,7 @@ def test_a_build_moved_to_another_label_is_read_only_when_pinned(channel):
     channel.publish("lab", "1.0")
     channel.publish("lab", "1.1", labels=["broken"])
     assert target_of(package_name="lab")["version"] == "1.0"
+    assert error_of(package_name="lab", version="2.0").details["availableVersions"] == ["1.0"]
     pinned = target_of(package_name="lab", version="1.1")
     assert pinned["yanked"] == "the channel lists it under the label broken, not main"
     assert "/conda-forge/label/broken/linux-64/lab-1.1-h1a2b3c4_0.tar.bz2" in [s.path for s in channel.server.seen]
@@ -400,14 +313,6 @@ def test_the_public_channel_uses_the_public_api(monkeypatch):
     assert conda_module._uses_api("https://mirror.example/conda-forge/")
 
 
-@pytest.mark.parametrize("name", ["-dash", ".dot", "a b", "naïve", "a/b", "a:b", ""])
-def test_bad_names_are_refused(name):
-    """A conda name is letters, digits, '_', '-' and '.', not starting with '-' or '.'."""
-    with pytest.raises(CodenavError) as info:
-        conda_module.normalize_name(name)
-    assert info.value.code == "INVALID_ARGUMENT"
-
-
 def test_names_are_lower_cased_as_matchspec_does():
     """`PyYAML` is the package `pyyaml`."""
     assert conda_module.normalize_name("PyYAML") == "pyyaml"
@@ -455,24 +360,7 @@ def test_py_rattler_installs_the_file_codenav_reads_with_the_same_sha256(channel
     assert (prefix / PY).read_bytes() == SRC
 
 
-# --- the live channel ----------------------------------------------------------------------------
-
-
-@pytest.mark.live
-def test_live_conda_forge_tzdata(monkeypatch):
-    """A real noarch package from conda-forge (only when CODENAV_LIVE_REGISTRIES names conda)."""
-    if "conda" not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=conda to reach conda-forge")
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])  # the user's .condarc applies
-    proc = run_cli("files", "conda:tzdata@2024b", "--json", "--wait", "60000", timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    assert result["target"]["verified"] is True and result["target"]["subdir"] == "noarch"
-    assert any(f["path"].startswith("share/zoneinfo/") for f in result["files"])
-
-
-# --- lockfiles: pixi.lock, conda-lock.yml, environment.yml (their readers; the table row comes later) --
+# --- lockfiles: pixi.lock, conda-lock.yml, environment.yml --------------------------------------------
 
 PIXI_LOCK = """\
 version: 6
@@ -584,9 +472,11 @@ dependencies:
 
 
 def _locked(module, text: str, name: str):
+    """The copy of ``name`` the conda row picks among a reader's entries."""
     from codenav.lockfiles import choose
+    from codenav.lockfiles.ecosystems import TABLE
 
-    return choose("conda", name, module.candidates(text, name, ".", "."), "lockfile", "the-file")
+    return choose(TABLE["conda"], name, module.entries(text, None), "lockfile", "the-file")
 
 
 @pytest.mark.parametrize("subdir,version", [("linux-64", "1.26.4"), ("osx-arm64", "1.26.3"), ("win-64", "1.26.4")])
@@ -656,3 +546,120 @@ def test_the_yaml_subset_reads_these_files_as_pyyaml_does(text):
             assert load(text) == json.loads(run.stdout)
             return
     pytest.skip("no Python with PyYAML to compare against")
+
+
+PIXI_LOCK_V5 = """\
+version: 5
+environments:
+  default:
+    channels:
+    - url: https://conda.anaconda.org/conda-forge/
+    packages:
+      osx-arm64:
+      - conda: https://conda.anaconda.org/conda-forge/osx-arm64/numpy-1.26.3-py311h7125741_0.conda
+      - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
+      linux-64:
+      - conda: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
+      - conda: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
+packages:
+- kind: conda
+  name: numpy
+  version: 1.26.4
+  build: py311h64a7726_0
+  subdir: linux-64
+  url: https://conda.anaconda.org/conda-forge/linux-64/numpy-1.26.4-py311h64a7726_0.conda
+  sha256: 3f4365e11b28e244c95ba8579942b0802761ba7bb31c026f50d1a9ea9c728149
+  md5: a502d7aad449a1206efb366d6a12c52d
+- kind: conda
+  name: numpy
+  version: 1.26.3
+  build: py311h7125741_0
+  subdir: osx-arm64
+  url: https://conda.anaconda.org/conda-forge/osx-arm64/numpy-1.26.3-py311h7125741_0.conda
+  sha256: 4a1c40ea9d7c8d1ec44ad3c6a4e1e7bd4f1b9ac3bb39ecd1a1c4d0e6c9bd6a1e
+  md5: 1ab3b5d42ad1a1e1c0e9fbba7ec3e9cb
+- kind: conda
+  name: tzdata
+  version: 2024b
+  build: hc8b5060_0
+  subdir: noarch
+  url: https://conda.anaconda.org/conda-forge/noarch/tzdata-2024b-hc8b5060_0.conda
+  sha256: 4fde5c3008bf5d2db82f2b50204464314cc3c91c1d953652f7bd01d9e52aefdf
+  md5: 8ac3367aafb1cc0a068483c580af8015
+- kind: pypi
+  name: requests
+  version: 2.32.3
+  url: https://files.example/packages/requests-2.32.3-py3-none-any.whl
+"""
+
+
+@pytest.mark.parametrize("subdir", ["linux-64", "osx-arm64"])
+def test_pixi_lock_versions_4_and_5_are_read_as_rattler_reads_them(tmp_path, monkeypatch, subdir):
+    """`kind: conda` entries with a `url` (the format before version 6): this machine's copies are
+    the ones rattler's own reader gives for the platform."""
+    rattler = pytest.importorskip("rattler", reason="py-rattler is not installed (pip install py-rattler)")
+    from codenav.lockfiles import pixi
+
+    monkeypatch.setenv("CONDA_SUBDIR", subdir)
+    (tmp_path / "pixi.lock").write_text(PIXI_LOCK_V5)
+    environment = rattler.LockFile.from_path(tmp_path / "pixi.lock").default_environment()
+    (platform,) = [p for p in environment.platforms() if p.name == subdir]
+    theirs = {(r.name.normalized, str(r.version)) for r in environment.conda_repodata_records_for_platform(platform)}
+    assert {(c.name, c.version) for c in pixi.entries(PIXI_LOCK_V5, None)} == theirs
+
+
+def test_the_locked_copy_follows_this_machines_subdir_cold_and_warm(tmp_path, monkeypatch):
+    """The answer depends on the subdir, so the memo is keyed on it: switching CONDA_SUBDIR never
+    gives the other platform's copy from memory."""
+    from codenav.lockfiles import find_locked
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pixi.lock").write_text(PIXI_LOCK)
+    for subdir, version in (("linux-64", "1.26.4"), ("osx-arm64", "1.26.3"), ("linux-64", "1.26.4"),
+                            ("osx-arm64", "1.26.3")):
+        monkeypatch.setenv("CONDA_SUBDIR", subdir)
+        locked = find_locked("conda", "NumPy", str(tmp_path))
+        assert (locked.version, locked.file) == (version, "pixi.lock"), subdir
+
+
+@pytest.mark.parametrize("manifest,text", [
+    ("pixi.toml", '[dependencies]\nnumpy = ">=1.26"\n\n[feature.tz.target.linux-64.dependencies]\ntzdata = "*"\n\n'
+                  '[pypi-dependencies]\nrequests = "*"\n'),
+    ("pyproject.toml", '[project]\nname = "x"\n\n[tool.pixi.dependencies]\nnumpy = "*"\n\n'
+                       '[tool.pixi.feature.tz.dependencies]\ntzdata = "*"\n'),
+])
+def test_pixis_manifest_names_the_direct_dependencies(tmp_path, monkeypatch, manifest, text):
+    """pixi.toml's (or pyproject.toml's [tool.pixi]) dependency tables, features' and targets' too, are
+    the direct ones; without a manifest every locked package counts as direct."""
+    from codenav.tools import list_deps
+
+    monkeypatch.setenv("CONDA_SUBDIR", "linux-64")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pixi.lock").write_text(PIXI_LOCK)
+    (tmp_path / manifest).write_text(text)
+    rows = list_deps.run({"project_dir": str(tmp_path), "all": True})["dependencies"]
+    assert [(r["name"], r["version"], r["direct"]) for r in rows] == [("numpy", "1.26.4", True),
+                                                                       ("tzdata", "2024b", True)]
+    (tmp_path / manifest).unlink()
+    (tmp_path / "pixi.toml").write_text('[dependencies]\ntzdata = "*"\n')
+    rows = list_deps.run({"project_dir": str(tmp_path)})["dependencies"]
+    assert [r["name"] for r in rows] == ["tzdata"]  # the memo saw the manifest change
+
+
+def test_conda_lock_sources_name_the_direct_dependencies(tmp_path, monkeypatch):
+    """conda-lock.yml's metadata.sources (an environment.yml) declare the direct dependencies; the pip
+    entries are PyPI's and not listed."""
+    from codenav.tools import list_deps
+
+    monkeypatch.setenv("CONDA_SUBDIR", "linux-64")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "conda-lock.yml").write_text(CONDA_LOCK
+                                             + "- name: libblas\n  version: 3.9.0\n  manager: conda\n"
+                                               "  platform: linux-64\n  url: https://conda.anaconda.org/conda-forge/"
+                                               "linux-64/libblas-3.9.0-20_linux64_openblas.conda\n")
+    (tmp_path / "environment.yml").write_text("dependencies:\n  - numpy=1.26\n  - pip:\n    - requests\n")
+    result = list_deps.run({"project_dir": str(tmp_path), "all": True})
+    assert result["lockfiles"] == [{"registry": "conda", "file": "conda-lock.yml"}]
+    assert [(r["name"], r["version"], r["direct"]) for r in result["dependencies"]] == [
+        ("libblas", "3.9.0", False), ("numpy", "1.26.4", True)]
+

@@ -1,6 +1,8 @@
-"""cran: PACKAGES(.gz) and the Archive, the MD5sum, R's version order and ranges, the
-.Rprofile ladder and renv.lock — against the fake repository, with R itself as the oracle
-where it is installed (apt-get install r-base-core r-cran-remotes)."""
+"""cran: what is peculiar to it — PACKAGES(.gz) and the Archive, the MD5sum, R's version order
+and ranges, the .Rprofile ladder and renv.lock — against the fake repository, with R itself as
+the oracle (apt-get install r-base-core r-cran-remotes; .ci/run installs both). The chain through
+both surfaces, hostile archives, integrity, faults and bad names are the conformance kit's
+(tests/support/adapters/cran.py)."""
 
 from __future__ import annotations
 
@@ -21,10 +23,9 @@ from codenav.registries import cran
 from codenav.tools import list_files
 from tests.fakes.cran import FakeCran, make_tarball
 from tests.fakes.http import FakeServer, Reply
-from tests.support.archives import File, build
-from tests.support.cache import assert_nothing_cached
-from tests.support.cli import ORIGINAL_ENV, ROOT, isolated_subprocess_env, run_cli
-from tests.support.mcp import McpSession, check
+from tests.support.cache import error_of as failure
+from tests.support.cli import ROOT, run_cli
+from tests.support.registries import fake_fixture
 
 CODE = b"hello <- function() {\n  \"Hello from demo\"\n}\n"
 NEEDS_R = pytest.mark.skipif(shutil.which("Rscript") is None, reason="R is not installed (apt-get install r-base-core)")
@@ -36,13 +37,7 @@ def no_site_profile(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("R_PROFILE", os.devnull)
 
 
-@pytest.fixture
-def repo(monkeypatch: pytest.MonkeyPatch):
-    """A fake CRAN that CODENAV_CRAN_REPOS points at."""
-    with FakeServer() as server:
-        fake = FakeCran(server)
-        monkeypatch.setenv("CODENAV_CRAN_REPOS", fake.url)
-        yield fake
+repo = fake_fixture("cran")  # the kit's adapter: CODENAV_CRAN_REPOS at the fake
 
 
 def resolved(**args) -> dict:
@@ -50,9 +45,7 @@ def resolved(**args) -> dict:
 
 
 def error_of(**args) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run({"registry": "cran", **args})
-    return info.value
+    return failure(list_files.run, {"registry": "cran", **args})
 
 
 def rscript(code: str, **env: str) -> str:
@@ -62,85 +55,32 @@ def rscript(code: str, **env: str) -> str:
     return proc.stdout
 
 
-# --- the full chain through both surfaces ---------------------------------------------------------
+# --- what the kit's chain does not show --------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """One fake CRAN with current, archived and broken packages, and one MCP server."""
-    base = tmp_path_factory.mktemp("cran-parity")
-    (base / "home").mkdir()
-    with FakeServer() as server:
-        fake = FakeCran(server)
-        fake.publish("demo", "1.0-1", {"R/demo.R": b"hello <- function() 'old'\n"}, archived=True)
-        fake.publish("demo", "1.1.0", {"R/demo.R": CODE, "README.md": b"# demo\n"})
-        fake.publish("tampered", "1.0", {"R/t.R": CODE})
-        record = fake.record("tampered", "1.0")
-        record.data = record.data[:300] + bytes([record.data[300] ^ 1]) + record.data[301:]
-        fake.publish("badversion", "1.x", {})
-        fake.publish("flaky", "2.0", {})
-        server.route("GET", "/src/contrib/Archive/flaky/", lambda h: Reply(502, b"Bad Gateway"))
-        env = isolated_subprocess_env(base)
-        env.update(CODENAV_CRAN_REPOS=fake.url, R_PROFILE=os.devnull)
-        session = McpSession(env)
-        yield {"env": env, "mcp": session, "fake": fake}
-        session.close()
-
-
-DEMO = {"registry": "cran", "package_name": "demo", "version": "1.1.0"}
-SPEC = "cran:demo@1.1.0"
-
-
-@pytest.mark.parametrize("tool,arguments,argv,code", [
-    ("list_files", DEMO, ["files", SPEC], None),
-    ("list_files", {"registry": "cran", "package_name": "demo", "version": "1.0-1"}, ["files", "cran:demo@1.0-1"],
-     None),
-    ("read_file", {**DEMO, "path": "R/demo.R"}, ["read", SPEC, "R/demo.R"], None),
-    ("grep_file", {**DEMO, "path": "R/demo.R", "pattern": "hello FROM"}, ["grep", SPEC, "hello FROM", "R/demo.R"],
-     None),
-    ("grep_repo", {**DEMO, "pattern": "hello"}, ["grep", SPEC, "hello"], None),
-    ("diff_versions", {"registry": "cran", "package_name": "demo", "from_version": "1.0-1", "to_version": "1.1.0"},
-     ["diff", "cran:demo", "1.0-1", "1.1.0"], None),
-    ("list_files", {"registry": "cran", "package_name": "Demo"}, ["files", "cran:Demo"], "NOT_FOUND"),
-    ("list_files", {**DEMO, "version": "2.0"}, ["files", "cran:demo@2.0"], "VERSION_NOT_FOUND"),
-    ("list_files", {"registry": "cran", "package_name": "tampered"}, ["files", "cran:tampered"], "INTEGRITY_ERROR"),
-    ("list_files", {"registry": "cran", "package_name": "badversion"}, ["files", "cran:badversion"],
-     "PROTOCOL_ERROR"),
-    ("list_files", {"registry": "cran", "package_name": "flaky", "version": "1.0"}, ["files", "cran:flaky@1.0"],
-     "UPSTREAM_ERROR"),
-    ("list_files", {"registry": "cran", "package_name": "1abc"}, ["files", "cran:1abc"], "INVALID_ARGUMENT"),
-    ("list_files", {**DEMO, "version": ">> 1"}, ["files", "cran:demo@>> 1"], "INVALID_ARGUMENT"),
-])
-def test_cran_chain_is_byte_identical_on_the_cli_and_mcp(world, tool, arguments, argv, code):
-    """files, read, grep and diff of a CRAN package, and each error kind, give one payload on both surfaces."""
-    payload = check(world, tool, arguments, argv, code=code)
-    if tool == "list_files" and code is None and arguments.get("version") == "1.1.0":
-        assert [f["path"] for f in payload["files"]] == ["DESCRIPTION", "LICENSE", "MD5", "NAMESPACE", "R/demo.R",
-                                                         "README.md"]  # demo/ removed
-        assert {k: v for k, v in payload["target"].items() if k != "versionSource"} == {
-            "registry": "cran", "name": "demo", "version": "1.1.0", "artifact": "demo_1.1.0.tar.gz", "verified": True,
-            "verification": f"md5 of the downloaded file matches {cran.MD5_SOURCE}"}
-    if code == "NOT_FOUND":
-        assert payload["error"]["details"]["suggestion"] == "demo"  # the name in another case
-    if code == "VERSION_NOT_FOUND":
-        assert payload["error"]["details"]["availableVersions"] == ["1.1.0", "1.0-1"]
-    if tool == "diff_versions":
-        assert "-hello <- function() 'old'" in "".join(f["patch"] or "" for f in payload["files"])
-
-
-def test_a_cran_target_string_reads_the_same_files(world):
-    """`cran:demo@1.1.0` as a compact target on the CLI reads the package."""
-    proc = run_cli("read", SPEC, "R/demo.R", env=world["env"])
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, CODE, b"")
-
-
-def test_an_archived_version_is_read_unverified_and_says_why(world):
+def test_an_archived_version_is_read_unverified_and_says_why(repo):
     """A version in Archive/ has no MD5 in PACKAGES: verified false, the reason in the echo, a note in TEXT."""
-    proc = run_cli("files", "cran:demo@1.0-1", "--json", env=world["env"])
+    repo.publish("demo", "1.0-1", {"R/demo.R": b"hello <- function() 'old'\n"}, archived=True)
+    repo.publish("demo", "1.1.0", {"R/demo.R": CODE})
+    proc = run_cli("files", "cran:demo@1.0-1", "--json")
     target = json.loads(proc.stdout)["target"]
     assert (target["verified"], target["verification"]) == (False, f"not verified: {cran.ARCHIVE_NOTE}")
-    verbose = run_cli("files", "cran:demo@1.0-1", "--verbose", env=world["env"]).stdout.decode()
+    verbose = run_cli("files", "cran:demo@1.0-1", "--verbose").stdout.decode()
     assert "CRAN publishes no checksum for archived versions" in verbose
+
+
+def test_a_name_in_another_case_is_not_found_with_the_listed_spelling_as_suggestion(repo):
+    """R's names are case-sensitive: `Demo` is NOT_FOUND, and `suggestion` names `demo`."""
+    repo.publish("demo", "1.1.0", {"R/demo.R": CODE})
+    err = error_of(package_name="Demo")
+    assert (err.code, err.details["suggestion"]) == ("NOT_FOUND", "demo")
+
+
+def test_a_listed_version_that_is_no_r_version_is_a_protocol_error(repo):
+    """PACKAGES listing `Version: 1.x` is a broken index, not a version to guess at; nothing is fetched."""
+    repo.publish("badversion", "1.x", {})
+    assert error_of(package_name="badversion").code == "PROTOCOL_ERROR"
+    assert repo.tarball_hits == 0
 
 
 # --- PACKAGES, the Archive and the tarball --------------------------------------------------------
@@ -220,34 +160,7 @@ def test_a_pin_matches_by_package_version_equality_and_echoes_the_published_spel
     assert resolved(package_name="eq", version="2.0.0")["target"]["version"] == "2.0"
 
 
-def test_the_package_folder_is_removed_and_an_entry_outside_it_is_skipped(repo):
-    """The tarball's NAME/ folder is stripped; anything beside it is skipped and reported."""
-    data = build("tar.gz", [File("stray/x.R", b"x"), File("pkg/DESCRIPTION", b"Package: pkg\n"), File("pkg/R/a.R", b"")])
-    repo.publish("pkg", "1.0", tarball=data)
-    result = resolved(package_name="pkg")
-    assert [f["path"] for f in result["files"]] == ["DESCRIPTION", "R/a.R"]
-    assert (result["skipped"]["count"], [e["path"] for e in result["skipped"]["examples"]]) == (1, ["stray/x.R"])
-
-
 # --- verification ---------------------------------------------------------------------------------
-
-
-def test_one_changed_byte_is_an_integrity_error_naming_md5_and_nothing_is_cached(repo, tmp_path):
-    """The current tarball is checked against PACKAGES' MD5sum while it streams."""
-    repo.publish("flip", "1.0", {"R/f.R": CODE})
-    record = repo.record("flip", "1.0")
-    record.data = record.data[:-1] + bytes([record.data[-1] ^ 1])
-    err = error_of(package_name="flip")
-    assert (err.code, err.details["algorithm"]) == ("INTEGRITY_ERROR", "md5")
-    assert_nothing_cached(tmp_path / "cache")
-
-
-def test_md5_is_described_as_a_corruption_check_not_a_tamper_check(repo):
-    """The verification sentence says what an MD5 can and cannot prove."""
-    repo.publish("said", "1.0", {})
-    text = resolved(package_name="said")["target"]["verification"]
-    assert text.startswith("md5 of the downloaded file matches the MD5sum in PACKAGES")
-    assert "corruption check, not a tamper check" in text
 
 
 def test_a_stanza_without_md5sum_is_read_unverified_and_a_malformed_one_is_refused(repo):
@@ -559,20 +472,3 @@ def test_a_real_renv_lock_of_bioconductor_and_local_packages_has_no_cran_version
 def test_a_renv_lock_that_cannot_be_read_is_a_lockfile_error(text):
     with pytest.raises(LockfileError):
         renv.entries(text, None)
-
-
-# --- the live repository --------------------------------------------------------------------------
-
-
-@pytest.mark.live
-def test_live_cran_jsonlite(monkeypatch):
-    """The real jsonlite from the public CRAN (only when CODENAV_LIVE_REGISTRIES names cran)."""
-    if "cran" not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=cran to reach the public CRAN")
-    if ORIGINAL_ENV.get("HOME"):
-        monkeypatch.setenv("HOME", ORIGINAL_ENV["HOME"])  # the user's .Rprofile applies
-    proc = run_cli("files", "cran:jsonlite", "--json", "--wait", "60000", timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    assert result["target"]["verified"] is True and result["target"]["artifact"].startswith("jsonlite_")
-    assert "DESCRIPTION" in {f["path"] for f in result["files"]}

@@ -1,7 +1,9 @@
-"""pub: the hosted API's version listing, archive_sha256, retracted versions, pub_semver's order
-and constraints, PUB_HOSTED_URL and pubspec.lock — against the fake repository. Dart is not
-installable here: the orderings and constraints are checked against the cases of pub_semver's own
-tests (dart-lang/pub_semver 960f913, test/version_test.dart, test/version_constraint_test.dart)."""
+"""pub: what is peculiar to it — the hosted API's version listing, archive_sha256, retracted
+versions, pub_semver's order and constraints, PUB_HOSTED_URL and pubspec.lock — against the fake
+repository. Dart is not installable here: the orderings and constraints are checked against the
+cases of pub_semver's own tests (dart-lang/pub_semver 960f913, test/version_test.dart,
+test/version_constraint_test.dart). The chain through both surfaces, hostile archives, integrity,
+faults, bad names and the live read are the conformance kit's (tests/support/adapters/pub.py)."""
 
 from __future__ import annotations
 
@@ -16,20 +18,14 @@ from codenav.registries import pub, pubver
 from codenav.tools import list_files
 from tests.fakes.http import FakeServer, Reply
 from tests.fakes.pub import FakePub, make_archive
-from tests.support.cache import assert_nothing_cached
-from tests.support.cli import ORIGINAL_ENV, ROOT, isolated_subprocess_env, run_cli
-from tests.support.mcp import McpSession, check
+from tests.support.cache import error_of as failure
+from tests.support.cli import ROOT, run_cli
+from tests.support.registries import fake_fixture
 
 CODE = b"String hello() => 'Hello from demo';\n"
 
 
-@pytest.fixture
-def repo(monkeypatch: pytest.MonkeyPatch):
-    """A fake pub repository that CODENAV_PUB_URL points at."""
-    with FakeServer() as server:
-        fake = FakePub(server)
-        monkeypatch.setenv("CODENAV_PUB_URL", fake.url)
-        yield fake
+repo = fake_fixture("pub")  # the kit's adapter: CODENAV_PUB_URL at the fake
 
 
 def resolved(**args) -> dict:
@@ -37,90 +33,22 @@ def resolved(**args) -> dict:
 
 
 def error_of(**args) -> CodenavError:
-    with pytest.raises(CodenavError) as info:
-        list_files.run({"registry": "pub", **args})
-    return info.value
+    return failure(list_files.run, {"registry": "pub", **args})
 
 
-# --- the full chain through both surfaces ---------------------------------------------------------
+# --- retracted versions --------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    """One fake pub repository with good, retracted and broken packages, and one MCP server."""
-    base = tmp_path_factory.mktemp("pub-parity")
-    (base / "home").mkdir()
-    with FakeServer() as server:
-        fake = FakePub(server)
-        fake.publish("demo", "1.0.0", {"lib/demo.dart": b"String hello() => 'old';\n"})
-        fake.publish("demo", "1.1.0", {"lib/demo.dart": CODE, "README.md": b"# demo\n"})
-        fake.publish("demo", "1.2.0", {"lib/demo.dart": b"broken\n"}, retracted=True)
-        fake.publish("tampered", "1.0.0", {"lib/t.dart": CODE})
-        record = fake.record("tampered", "1.0.0")
-        middle = len(record.data) // 2
-        record.data = record.data[:middle] + bytes([record.data[middle] ^ 1]) + record.data[middle + 1:]
-        server.route("GET", "/api/packages/garbled", lambda h: Reply(200, b"<html>Sign in</html>",
-                                                                     {"Content-Type": "text/html"}))
-        server.route("GET", "/api/packages/broken", lambda h: Reply(503, b"Service Unavailable"))
-        env = isolated_subprocess_env(base)
-        env.update(CODENAV_PUB_URL=fake.url)
-        env.pop("PUB_HOSTED_URL", None)
-        session = McpSession(env)
-        yield {"env": env, "mcp": session, "fake": fake}
-        session.close()
-
-
-DEMO = {"registry": "pub", "package_name": "demo", "version": "1.1.0"}
-SPEC = "pub:demo@1.1.0"
-
-
-@pytest.mark.parametrize("tool,arguments,argv,code", [
-    ("list_files", DEMO, ["files", SPEC], None),
-    ("list_files", {"registry": "pub", "package_name": "demo", "version": "^1.0.0"}, ["files", "pub:demo@^1.0.0"],
-     None),
-    ("read_file", {**DEMO, "path": "lib/demo.dart"}, ["read", SPEC, "lib/demo.dart"], None),
-    ("grep_file", {**DEMO, "path": "lib/demo.dart", "pattern": "HELLO from"},
-     ["grep", SPEC, "HELLO from", "lib/demo.dart"], None),
-    ("grep_repo", {**DEMO, "pattern": "hello"}, ["grep", SPEC, "hello"], None),
-    ("diff_versions", {"registry": "pub", "package_name": "demo", "from_version": "1.0.0", "to_version": "1.1.0"},
-     ["diff", "pub:demo", "1.0.0", "1.1.0"], None),
-    ("list_files", {"registry": "pub", "package_name": "nope"}, ["files", "pub:nope"], "NOT_FOUND"),
-    ("list_files", {**DEMO, "version": "2.0.0"}, ["files", "pub:demo@2.0.0"], "VERSION_NOT_FOUND"),
-    ("list_files", {"registry": "pub", "package_name": "tampered"}, ["files", "pub:tampered"], "INTEGRITY_ERROR"),
-    ("list_files", {"registry": "pub", "package_name": "garbled"}, ["files", "pub:garbled"], "PROTOCOL_ERROR"),
-    ("list_files", {"registry": "pub", "package_name": "broken"}, ["files", "pub:broken"], "UPSTREAM_ERROR"),
-    ("list_files", {"registry": "pub", "package_name": "1demo"}, ["files", "pub:1demo"], "INVALID_ARGUMENT"),
-    ("list_files", {**DEMO, "version": "~1.0"}, ["files", "pub:demo@~1.0"], "INVALID_ARGUMENT"),
-])
-def test_pub_chain_is_byte_identical_on_the_cli_and_mcp(world, tool, arguments, argv, code):
-    """files, read, grep and diff of a pub package, and each error kind, give one payload on both surfaces."""
-    payload = check(world, tool, arguments, argv, code=code)
-    if tool == "list_files" and code is None:
-        assert [f["path"] for f in payload["files"]] == ["README.md", "lib/demo.dart", "pubspec.yaml"]  # no top folder
-        assert {k: v for k, v in payload["target"].items() if k != "versionSource"} == {
-            "registry": "pub", "name": "demo", "version": "1.1.0", "artifact": "demo-1.1.0.tar.gz", "verified": True,
-            "verification": "sha256 of the downloaded file matches the listing's archive_sha256"}
-    if code == "VERSION_NOT_FOUND":
-        assert payload["error"]["details"]["availableVersions"] == ["1.1.0", "1.0.0"]  # 1.2.0 is retracted
-    if tool == "diff_versions":
-        assert "+String hello() => 'Hello from demo';" in "".join(f["patch"] or "" for f in payload["files"])
-
-
-def test_the_dart_alias_is_accepted_and_echoed_canonical(world):
-    """`dart:NAME` reads the same package and the echo says `pub`."""
-    proc = run_cli("files", "dart:demo@1.1.0", "--json", env=world["env"])
-    assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["target"]["registry"] == "pub"
-
-
-def test_a_pinned_retracted_version_is_read_and_says_so(world):
+def test_a_pinned_retracted_version_is_read_and_says_so(repo):
     """A retracted version is never latest, but a pin reads it: target.yanked says it was retracted, and
     plain mode warns on stderr."""
-    proc = run_cli("files", "pub:demo@1.2.0", "--json", env=world["env"])
+    repo.publish("demo", "1.1.0", {"lib/demo.dart": CODE})
+    repo.publish("demo", "1.2.0", {"lib/demo.dart": b"broken\n"}, retracted=True)
+    proc = run_cli("files", "pub:demo@1.2.0", "--json")
     assert json.loads(proc.stdout)["target"]["yanked"].startswith("retracted by its publisher")
-    plain = run_cli("files", "pub:demo@1.2.0", env=world["env"])
+    plain = run_cli("files", "pub:demo@1.2.0")
     assert "warning: pub:demo@1.2.0 is yanked: retracted by its publisher" in plain.stderr.decode()
-    latest = json.loads(run_cli("files", "pub:demo", "--json", env=world["env"]).stdout)["target"]
+    latest = json.loads(run_cli("files", "pub:demo", "--json").stdout)["target"]
     assert (latest["version"], "yanked" in latest) == ("1.1.0", False)
 
 
@@ -245,15 +173,6 @@ def test_a_missing_archive_sha256_is_read_unverified_and_a_malformed_one_is_refu
     assert repo.archive_hits == hits
 
 
-def test_one_changed_byte_is_an_integrity_error_and_nothing_is_cached(repo, tmp_path):
-    repo.publish("flip", "1.0.0", {"lib/f.dart": CODE})
-    record = repo.record("flip", "1.0.0")
-    record.data = record.data[:-1] + bytes([record.data[-1] ^ 1])
-    err = error_of(package_name="flip")
-    assert (err.code, err.details["algorithm"]) == ("INTEGRITY_ERROR", "sha256")
-    assert_nothing_cached(tmp_path / "cache")
-
-
 def test_an_archive_url_elsewhere_is_followed_and_one_that_is_not_http_is_refused(repo):
     """archive_url may point anywhere over http(s) (a relative one is read against the listing); a
     file: or ftp: URL is PROTOCOL_ERROR before anything is fetched."""
@@ -280,14 +199,6 @@ def test_a_discontinued_package_is_read_and_says_so(repo):
     repo.publish("oldpkg", "1.0.0", {})
     repo.discontinued["oldpkg"] = "newpkg"
     assert resolved(package_name="oldpkg")["target"]["deprecated"] == "the package is discontinued; replaced by newpkg"
-
-
-@pytest.mark.parametrize("name", ["1abc", "a-b", "a.b", "a b", "a/b", "../x", "naïve", "x" * 65])
-def test_a_name_pub_would_refuse_is_an_invalid_argument(repo, name):
-    """Names are [a-zA-Z_][a-zA-Z0-9_]* of at most 64 characters (pub.dev's check)."""
-    err = error_of(package_name=name)
-    assert (err.code, err.details["field"]) == ("INVALID_ARGUMENT", "package_name")
-    assert repo.server.seen == []
 
 
 def test_the_fake_archive_has_no_top_folder(tmp_path):
@@ -422,18 +333,22 @@ def test_a_pubspec_lock_that_cannot_be_read_is_a_lockfile_error(text):
         pubspec.entries(text, None)
 
 
-# --- the live repository --------------------------------------------------------------------------
+def test_pubspec_yaml_names_direct_dependencies_and_a_workspace_member_its_own(tmp_path):
+    """The root pubspec.yaml's dependencies are direct (its `flutter:` section, outside the YAML subset,
+    hides nothing); from inside a workspace member, what that member's pubspec.yaml declares is the
+    start directory's own (CWD_DIRECT)."""
+    from codenav.lockfiles._common import CWD_DIRECT, Context
 
+    (tmp_path / "pubspec.lock").write_text(MIXED_LOCK)
+    (tmp_path / "pubspec.yaml").write_text("name: ws\nworkspace:\n  - pkgs/app\ndependencies:\n  args: ^2.7.0\n"
+                                           "flutter:\n  assets:\n    - &logo images/logo.png\n")
+    (tmp_path / "pkgs" / "app").mkdir(parents=True)
+    (tmp_path / "pkgs" / "app" / "pubspec.yaml").write_text("name: app\nresolution: workspace\n"
+                                                            "dependencies:\n  meta: ^1.17.0\n")
 
-@pytest.mark.live
-def test_live_pub_path(monkeypatch):
-    """The real path 1.9.0 from pub.dev (only when CODENAV_LIVE_REGISTRIES names pub)."""
-    if "pub" not in (ORIGINAL_ENV.get("CODENAV_LIVE_REGISTRIES") or "").replace(",", " ").split():
-        pytest.skip("set CODENAV_LIVE_REGISTRIES=pub to reach pub.dev")
-    if ORIGINAL_ENV.get("PUB_HOSTED_URL"):
-        monkeypatch.setenv("PUB_HOSTED_URL", ORIGINAL_ENV["PUB_HOSTED_URL"])
-    proc = run_cli("files", "pub:path@1.9.0", "--json", "--wait", "60000", timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout)
-    assert result["target"]["verified"] is True and result["target"]["artifact"] == "path-1.9.0.tar.gz"
-    assert "lib/path.dart" in {f["path"] for f in result["files"]}
+    def tiers(rel: str) -> dict:
+        ctx = Context(str(tmp_path / "pubspec.lock"), str(tmp_path), rel, str(tmp_path / rel))
+        return {c.name: c.tier for c in pubspec.entries(MIXED_LOCK, ctx) if c.source == REGISTRY}
+
+    assert tiers(".") == {"args": ROOT_DIRECT, "meta": TRANSITIVE}
+    assert tiers("pkgs/app") == {"args": ROOT_DIRECT, "meta": CWD_DIRECT}

@@ -18,7 +18,7 @@ import pytest
 
 from codenav import contract
 from codenav.errors import CodenavError
-from codenav.tools import diff_versions
+from codenav.tools import CliOptions, diff_versions
 from tests.fakes.archives import make_zip
 from tests.fakes.http import FakeServer
 from tests.fakes.osv import FakeOsv, record
@@ -103,8 +103,7 @@ def demo(npm, monkeypatch):
 
 
 def review(**args):
-    result = diff_versions.run({**REVIEW, "_whole": True, **args})
-    result.pop("_view", None)
+    result = diff_versions.run({**REVIEW, **args}, cli=CliOptions(plain=True))  # the CLI's whole review
     contract.validator("diff_versions", "outputSchema").validate({k: v for k, v in result.items()})
     return result
 
@@ -244,7 +243,7 @@ def pydemo(pypi, monkeypatch):
 def test_python_api_matches_the_public_names_read_with_ast_from_both_wheels(pydemo):
     """Removed and added module-level names equal the ast oracle's difference between the two
     wheels (__all__ honoured, private and test modules left out); members and signatures come along."""
-    result = diff_versions.run({**REVIEW, "registry": "pypi", "package_name": "pkgdemo", "_whole": True})
+    result = diff_versions.run({**REVIEW, "registry": "pypi", "package_name": "pkgdemo"}, cli=CliOptions(plain=True))
     api = result["review"]["api"]
     old, new = python_public(PY1), python_public(PY2)
     modules = {m for m, _ in old | new}

@@ -25,7 +25,7 @@ import pytest
 
 from codenav.review import api
 from codenav.review.side import Side
-from codenav.tools import _target, diff_versions
+from codenav.tools import CliOptions, _target, diff_versions
 from tests.support.cli import as_the_user
 from tests.support.oracles import node_exports, python_public, recall_precision, wheel_files
 
@@ -75,7 +75,7 @@ def test_python_api_matches_ast_on_the_wheels_pip_downloads(real, tmp_path):
             got_all |= {(name, version, *g) for g in got}
             want_all |= {(name, version, *w) for w in wants[version]}
         result = diff_versions.run({"registry": "pypi", "package_name": name, "from_version": old, "to_version": new,
-                                    "view": "review", "_whole": True})
+                                    "view": "review"}, cli=CliOptions(plain=True))
         modules = {m for m, _ in wants[old] | wants[new]}
         removed = {tuple(i["name"].rsplit(".", 1)) for i in result["review"]["api"]["removed"]
                    if i["name"].rsplit(".", 1)[0] in modules}
@@ -84,7 +84,7 @@ def test_python_api_matches_ast_on_the_wheels_pip_downloads(real, tmp_path):
     print(f"python API: recall {recall:.4f} precision {precision:.4f} over {len(want_all)} names")
     assert recall >= MINIMUM and precision >= MINIMUM
     jinja = diff_versions.run({"registry": "pypi", "package_name": "jinja2", "from_version": "3.0.3",
-                               "to_version": "3.1.0", "view": "review", "_whole": True})
+                               "to_version": "3.1.0", "view": "review"}, cli=CliOptions(plain=True))
     assert {"jinja2.filters.contextfilter", "jinja2.utils.contextfunction"} <= {
         i["name"] for i in jinja["review"]["api"]["removed"]}
 
@@ -116,7 +116,7 @@ def test_js_api_matches_what_node_exports_from_the_installed_versions(real, tmp_
     print(f"JS API: recall {recall:.4f} precision {precision:.4f} over {len(want_all)} names")
     assert recall >= MINIMUM and precision >= MINIMUM
     express = diff_versions.run({"registry": "npm", "package_name": "express", "from_version": "4.21.2",
-                                 "to_version": "5.1.0", "view": "review", "_whole": True})
+                                 "to_version": "5.1.0", "view": "review"}, cli=CliOptions(plain=True))
     assert [i["name"] for i in express["review"]["api"]["removed"]] == ["express.query"]
 
 
@@ -139,7 +139,7 @@ def test_express_changelog_entries_are_exactly_the_history_headings_in_range(rea
     in_range = json.loads(subprocess.run(["node", "-e", script, str(tmp_path / "semver"), json.dumps(headings)],
                                          capture_output=True, text=True, check=True).stdout)
     result = diff_versions.run({"registry": "npm", "package_name": "express", "from_version": "4.21.2",
-                                "to_version": "5.1.0", "view": "review", "_whole": True})
+                                "to_version": "5.1.0", "view": "review"}, cli=CliOptions(plain=True))
     part = result["review"]["changelog"]
     assert part["file"] == "History.md"
     assert [e["version"] for e in part["entries"]] == in_range

@@ -13,7 +13,7 @@ from typing import Any
 SKILL = """\
 ---
 name: codenav
-description: Read the source of third-party packages (npm, PyPI, crates, Go, Maven, RubyGems, NuGet, Hex, Packagist) and git repositories, and search public GitHub code, with the codenav CLI. Use it to see how a dependency really works, find where something is defined, compare two versions, or find how others call an API, instead of guessing from memory.
+description: Read the source of third-party packages (npm, PyPI, crates, Go, Maven, RubyGems, NuGet, Hex, Packagist, conda-forge, CRAN, pub.dev) and git repositories, and search public GitHub code, with the codenav CLI. Use it to see how a dependency really works, find where something is defined, compare two versions, or find how others call an API, instead of guessing from memory.
 ---
 
 # codenav: look inside third-party code
@@ -42,7 +42,7 @@ never a glob; use `--glob '*.ts' --glob '!*.d.ts'` (ripgrep's rules) for pattern
 ## SPEC
 
 `REGISTRY:NAME[@VERSION]`, REGISTRY one of npm, pypi, crates (cargo), go, maven, rubygems (gem),
-nuget, hex, packagist (composer), cran, pub (dart):
+nuget, hex, packagist (composer), conda (conda-forge), cran, pub (dart):
 
 - `npm:express@4.21.2`, `npm:@types/node@20.11.30`, `pypi:requests@2.32.3`
 - a range or tag as the package manager writes it: `npm:react@^18`, `npm:next@canary`,

@@ -168,6 +168,13 @@ TABLE: dict[str, Ecosystem] = {
     "hex": Ecosystem("hex", (("mix.lock", "mix_lock", "lockfile"),), manifests=("mix.exs",), fold="lower"),
     "packagist": Ecosystem("packagist", (("composer.lock", "composer_lock", "lockfile"),),
                            manifests=("composer.json",), fold="lower"),
+    "conda": Ecosystem("conda", (
+        ("pixi.lock", "pixi", "lockfile"),
+        ("conda-lock.yml", "conda_lock", "lockfile"),
+        ("environment.yml", "environment_yml", "lockfile"),
+    ), manifests=("pixi.toml", "pyproject.toml"), fold="lower", hooks="conda_project"),
+    "cran": Ecosystem("cran", (("renv.lock", "renv", "lockfile"),), manifests=("DESCRIPTION",)),
+    "pub": Ecosystem("pub", (("pubspec.lock", "pubspec", "lockfile"),), manifests=("pubspec.yaml",)),
 }
 
 

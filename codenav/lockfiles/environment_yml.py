@@ -1,10 +1,11 @@
 """environment.yml pins (conda's environment file; docs/registries-reference/conda.md).
 
-Not a lockfile: its ``dependencies:`` are MatchSpec strings, and only a pin names a version:
-``numpy==1.26.4`` and ``numpy 1.26.4`` that version, ``numpy=1.26`` conda's ``1.26.*`` (the
-highest 1.26 release is read; with a build, ``numpy=1.26.4=py311h…``, it is exact), or with a channel
-(``conda-forge::numpy==1.26.4``). A range, a glob or a bare name pins nothing, and the
-registry's latest applies. The ``- pip:`` list is PyPI's, not read here.
+Not a lockfile: its ``dependencies:`` are MatchSpec strings, all of them the project's direct
+dependencies, and only a pin names a version: ``numpy==1.26.4`` and ``numpy 1.26.4`` that
+version, ``numpy=1.26`` conda's ``1.26.*`` (the highest 1.26 release is read; with a build,
+``numpy=1.26.4=py311h…``, it is exact), or with a channel (``conda-forge::numpy==1.26.4``). A
+range, a glob or a bare name pins nothing, and the registry's latest applies. The ``- pip:``
+list is PyPI's, not read here.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def pinned(spec: str) -> tuple[str, str | None]:
     return name, f"{version}.*" if fuzzy and not build else version  # with a build, =V is exact
 
 
-def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
+def declared(text: str) -> list[tuple[str, str]]:
+    """(name, spec) of every conda dependency the file declares (the pip list left out)."""
     try:
         doc = load(text)
     except YamlError as e:
@@ -38,11 +40,13 @@ def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]
     dependencies = doc.get("dependencies")
     if not isinstance(dependencies, list):
         raise LockfileError("no dependencies list")
-    out: list[Candidate] = []
-    for spec in dependencies:
-        if not isinstance(spec, str):
-            continue  # the pip: list
-        dep, version = pinned(spec)
-        if dep == name and version is not None:
-            out.append(Candidate(name, version, f"dependencies {spec.strip()}", ROOT_DIRECT))
+    return [(pinned(spec)[0], spec.strip()) for spec in dependencies if isinstance(spec, str)]
+
+
+def entries(text: str, ctx) -> list[Candidate]:
+    out = []
+    for name, spec in declared(text):
+        version = pinned(spec)[1]
+        if name and version is not None:
+            out.append(Candidate(name, version, f"dependencies {spec}", ROOT_DIRECT))
     return out

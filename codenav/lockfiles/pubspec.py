@@ -7,12 +7,35 @@ entries are registry versions (their ``description`` gives the ``name`` and the 
 an old file writes the name alone); ``git`` entries are checkouts at ``resolved-ref``, ``path``
 entries directories, ``sdk`` entries (``flutter``) come with the SDK — none of them has a
 registry version. ``sdks`` (the Dart and Flutter constraints) is not needed.
+
+Direct dependencies: what the lock marks ``direct …``, and what the pubspec.yaml beside it
+declares (``dependencies``, ``dev_dependencies``, ``dependency_overrides``); in a pub workspace,
+what the member holding the start directory declares in its own pubspec.yaml is the start
+directory's (``CWD_DIRECT``). Only those blocks of a pubspec.yaml are read (a ``flutter:``
+section the YAML subset cannot read does not hide them).
 """
 
 from __future__ import annotations
 
-from ._common import ROOT_DIRECT, TRANSITIVE, Candidate, LockfileError
-from .yaml_subset import YamlError, load
+import os
+
+from ._common import CWD_DIRECT, ROOT_DIRECT, TRANSITIVE, Candidate, LockfileError
+from .yaml_subset import YamlError, load, top_level
+
+_DECLARED = ("dependencies", "dev_dependencies", "dependency_overrides")
+
+
+def declared(ctx, directory: str | None) -> set[str]:
+    """The packages the pubspec.yaml in ``directory`` declares ({} when there is none, or unreadable)."""
+    text = ctx.read(os.path.join(directory, "pubspec.yaml")) if ctx is not None and directory else None
+    if not text:
+        return set()
+    try:
+        blocks = top_level(text, _DECLARED)
+    except YamlError as e:
+        ctx.note(None, f"pubspec.yaml: {e}; the lock's own direct markers are used")
+        return set()
+    return {str(name) for block in blocks.values() if isinstance(block, dict) for name in block}
 
 
 def entries(text: str, ctx) -> list[Candidate]:
@@ -27,11 +50,15 @@ def entries(text: str, ctx) -> list[Candidate]:
         return []  # an empty file, or a project with no dependencies: pub reads both as empty
     if not isinstance(packages, dict):
         raise LockfileError("packages is not a mapping")
+    root = declared(ctx, ctx.lock_dir) if ctx is not None else set()
+    member = ctx.member_dir("pubspec.yaml") if ctx is not None else None
+    here = declared(ctx, member) if member is not None else set()
     out = []
     for name, entry in packages.items():
         if not isinstance(entry, dict):
             continue
-        tier = ROOT_DIRECT if str(entry.get("dependency") or "").startswith("direct") else TRANSITIVE
+        marked = str(entry.get("dependency") or "").startswith("direct") or name in root
+        tier = CWD_DIRECT if name in here else ROOT_DIRECT if marked else TRANSITIVE
         version = entry.get("version") if isinstance(entry.get("version"), str) else None
         description = entry.get("description")
         source = entry.get("source")

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 
 class YamlError(ValueError):
-    """Input outside the supported subset, or malformed; the message names the line."""
+    """Input outside the supported subset, or malformed; the message names the line (``key``: the
+    top-level key whose block it is in, for ``top_level``)."""
+
+    key = ""
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "/": "/", " ": " ",
@@ -53,6 +56,31 @@ def load_all(text: str) -> list[dict]:
 def load(text: str) -> dict:
     """The last document of ``text`` (pnpm ≥ 11 puts the project's graph last, §5.1)."""
     return load_all(text)[-1]
+
+
+def top_level(text: str, keys: tuple[str, ...]) -> dict:
+    """The values of a few top-level keys, each block read alone, so that a construct elsewhere in
+    the file that the subset refuses (a ``.condarc``'s other settings, a pubspec.yaml's
+    ``flutter:`` section) does not hide them. ``YamlError`` (with ``key``, the key whose own block
+    the subset refuses) when one of those blocks cannot be read."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    values: dict = {}
+    for at, line in enumerate(lines):
+        key = line.split(":", 1)[0].strip().strip("'\"")
+        if key not in keys or line[:1].isspace() or ":" not in line:
+            continue
+        block = [line]
+        for rest in lines[at + 1:]:
+            if rest.strip() and not rest[:1].isspace() and not rest.startswith(("-", "#")):
+                break
+            block.append(rest)
+        try:
+            values.update(load("\n".join(block)))
+        except (YamlError, IndexError) as e:
+            error = YamlError(f"its {key!r} cannot be read ({e})")
+            error.key = key
+            raise error from None
+    return values
 
 
 def _first_lines(text: str):

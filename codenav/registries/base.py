@@ -73,7 +73,7 @@ the URL). A release the registry withdrew (yanked, retired, unlisted, retracted)
 when pinned: ``latest(withdrawn=…)`` skips it, and ``Artifact.yanked`` or the verification
 text says why it was read.
 
-The helpers below are what the nine registries repeated: ``Client`` (GET and GET+JSON with
+The helpers below are what the registries would each repeat: ``Client`` (GET and GET+JSON with
 the registry's timeout, headers and errors), ``ladder`` and its discovery helpers (``clean``,
 ``ask``, ``cached``), ``is_semver`` (the common exact-version test), ``latest``,
 ``nearest_first`` and ``version_not_found`` (choosing a release and saying what else there

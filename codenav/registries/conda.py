@@ -158,28 +158,15 @@ def condarc() -> dict:
 
 
 def _top_level(text: str, keys: tuple[str, ...], path: str) -> dict:
-    """The values of a few top-level keys, each block read alone with the YAML subset, so a
-    construct elsewhere in the file that the subset refuses does not hide them."""
-    from ..lockfiles.yaml_subset import YamlError, load
+    """The values of a few top-level keys, each block read alone with the YAML subset."""
+    from ..lockfiles.yaml_subset import YamlError, top_level
 
-    lines = text.replace("\r\n", "\n").split("\n")
-    values: dict = {}
-    for at, line in enumerate(lines):
-        key = line.split(":", 1)[0].strip().strip("'\"")
-        if key not in keys or line[:1].isspace() or ":" not in line:
-            continue
-        block = [line]
-        for rest in lines[at + 1:]:
-            if rest.strip() and not rest[:1].isspace() and not rest.startswith(("-", "#")):
-                break
-            block.append(rest)
-        try:
-            values.update(load("\n".join(block)))
-        except (YamlError, IndexError):
-            raise CodenavError("CONFIG_ERROR", f"{os.path.basename(path)}: its {key!r} cannot be read; set "
-                               f"{ENDPOINT_VARIABLE} to the channel URL",
-                               details={"action": f"set {ENDPOINT_VARIABLE}"}) from None
-    return values
+    try:
+        return top_level(text, keys)
+    except YamlError as e:
+        raise CodenavError("CONFIG_ERROR", f"{os.path.basename(path)}: its {e.key!r} cannot be "
+                           f"read; set {ENDPOINT_VARIABLE} to the channel URL",
+                           details={"action": f"set {ENDPOINT_VARIABLE}"}) from None
 
 
 def _condarc_channel() -> str | None:

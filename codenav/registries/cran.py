@@ -302,7 +302,8 @@ def _index(repo: str) -> str:
 
 
 def archived(repo: str, name: str) -> list[str]:
-    """The versions in ``src/contrib/Archive/NAME/`` (its directory listing); [] when there is none."""
+    """The versions in ``src/contrib/Archive/NAME/`` (its directory listing); [] when there is none
+    (404); a page with no link at all is no listing (PROTOCOL_ERROR), never "no older versions"."""
     from urllib.parse import unquote
 
     resp = _HTTP.get(f"{repo}src/contrib/Archive/{name}/", LISTING_CAP)
@@ -312,8 +313,11 @@ def archived(repo: str, name: str) -> list[str]:
         from .. import net
 
         raise net.status_error(WHAT, resp)
+    page = resp.body.decode("utf-8", "replace")
+    if "href=" not in page:  # every directory listing links at least to its parent (a portal's page, a JSON)
+        raise protocol_error(f"{WHAT} sent an Archive/{name}/ page that is not a directory listing")
     found = []
-    for chunk in resp.body.decode("utf-8", "replace").split('href="')[1:]:
+    for chunk in page.split('href="')[1:]:
         target = unquote(chunk.split('"', 1)[0]).rsplit("/", 1)[-1]
         stem = target.removeprefix(f"{name}_").removesuffix(".tar.gz")
         if target.startswith(f"{name}_") and target.endswith(".tar.gz") and parts(stem) is not None:

@@ -134,11 +134,11 @@ class FakeConda:
     def publish(self, name: str, version: str, files: dict[str, bytes] | None = None, *, subdir: str = "linux-64",
                 build: str | None = None, number: int = 0, ext: str = ".tar.bz2", labels: list[str] | None = None,
                 timestamp: int = 1_700_000_000_000, data: bytes | None = None, sha256: str | None = "auto",
-                pkg_tar: bytes | None = None) -> CondaFile:
+                pkg_tar: bytes | None = None, depends: list[str] | None = None) -> CondaFile:
         build = build or (f"pyh{number}_{number}" if subdir == "noarch" else f"h1a2b3c4_{number}")
         stem = f"{name}-{version}-{build}"
         index = {"name": name, "version": version, "build": build, "build_number": number, "subdir": subdir,
-                 "depends": [], "license": "MIT", "timestamp": timestamp}
+                 "depends": depends or [], "license": "MIT", "timestamp": timestamp}
         if subdir == "noarch":
             index["noarch"] = "generic"
         files = files if files is not None else {f"share/{name}/README.md": f"# {name} {version}\n".encode()}

@@ -9,6 +9,9 @@ serves never corrupts the cache (SPEC §3).
   pin keeps serving the verified original; a fresh resolution (a latest alias whose TTL ran out)
   builds a second entry beside the first; the two never mix. A replacement that fails its new
   hash leaves the original as it was; bytes changed under an unchanged hash are never fetched.
+  Where no pin is kept for ever (``Adapter.pins_forever``: conda, whose channels add builds to
+  published versions), the pin is resolved afresh too and follows the registry, in an entry of
+  its own, and the original entry is still never touched.
 """
 
 from __future__ import annotations
@@ -101,9 +104,13 @@ def test_a_republished_exact_version_never_corrupts_the_cached_entry(registry, c
     registry.forget(name)
     registry.publish(name, version, new)
     asked = len(registry.server.seen)
-    assert _read(pinned, "index.js") == "original\n"
-    assert _listing(pinned) == sorted(["index.js", "only-old.js", *extra])
-    assert len(registry.server.seen) == asked, "an exact, cached version must not ask the registry"
+    if registry.pins_forever:
+        assert _read(pinned, "index.js") == "original\n"
+        assert _listing(pinned) == sorted(["index.js", "only-old.js", *extra])
+        assert len(registry.server.seen) == asked, "an exact, cached version must not ask the registry"
+    else:  # the pin is resolved afresh, like latest: the new bytes, in a second entry
+        assert _read(pinned, "index.js") == "replaced\n"
+        assert len(registry.server.seen) > asked
 
     # A fresh resolution sees the new hash: a second entry, built beside the first.
     assert _read(latest, "index.js") == "replaced\n"
@@ -114,7 +121,8 @@ def test_a_republished_exact_version_never_corrupts_the_cached_entry(registry, c
     assert snapshot(first) == first_before, "the first entry changed"
     for entry in entries:
         check_entry(entry)
-    assert _read(pinned, "only-old.js") == "old\n"
+    if registry.pins_forever:
+        assert _read(pinned, "only-old.js") == "old\n"
 
 
 @each_registry
@@ -126,10 +134,10 @@ def test_bytes_changed_under_an_unchanged_hash_are_never_downloaded_again(regist
     name, version = registry.package("same"), registry.version("1.0.0")
     registry.publish(name, version, FILES)
     latest = registry.args(name)
-    (download,) = [p for p in registry.places(name, version) if p.kind == "artifact"]
+    artifacts = {path for p in registry.places(name, version) if p.kind == "artifact" for path in p.paths}
 
     def downloads() -> list[str]:
-        return [s.path for s in registry.server.seen if s.path in download.paths]
+        return [s.path for s in registry.server.seen if s.path in artifacts]
 
     assert _read(latest, "index.js") == FILES["index.js"].decode()
     assert len(downloads()) == 1
@@ -156,7 +164,17 @@ def test_a_tampered_replacement_leaves_the_cached_original_intact(registry, cach
     assert error_of(list_files.run, registry.args(name)).code == "INTEGRITY_ERROR"
     assert entry_dirs(cache_dir) == [first] and snapshot(first) == before
     assert_nothing_cached_but(cache_dir, first)
-    assert _read(pinned, "index.js") == FILES["index.js"].decode()
+    if registry.pins_forever:
+        assert _read(pinned, "index.js") == FILES["index.js"].decode()
+    else:  # the pin meets the tampered replacement too, and the original stays as it was
+        assert error_of(read_file.run, {**pinned, "path": "index.js"}).code == "INTEGRITY_ERROR"
+        assert entry_dirs(cache_dir) == [first] and snapshot(first) == before
+
+
+def test_only_conda_resolves_a_pinned_version_again() -> None:
+    """Every registry but conda keeps a pin's resolution for ever (conda-forge adds builds to
+    published versions, and conda installs the highest build)."""
+    assert [i for i in IDS if not adapter_class(i).pins_forever] == ["conda"]
 
 
 def test_only_go_cannot_republish_a_version() -> None:

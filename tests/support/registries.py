@@ -15,7 +15,7 @@ below (npm and PyPI included), never a copy per registry:
 - names and versions the package manager refuses are INVALID_ARGUMENT naming the field, on both
   surfaces, before any request (tests/hardening/test_registry_bad_names.py).
 
-Adding a registry (conda-forge, CRAN, pub.dev next) takes, in the tests:
+Adding a registry takes, in the tests (conda, cran and pub were the first added this way):
 
 1. its fake, ``tests/fakes/<name>.py``: a real server on 127.0.0.1 speaking the real wire
    format (the others are the models), with a ``publish``;
@@ -42,6 +42,9 @@ The contract. Class attributes:
   integrity suite runs each (``publish(..., hash=...)`` publishes for it);
 - ``bad_names`` / ``bad_versions``: what the package manager refuses;
 - ``republishes``: False where a version's bytes can never change (Go's checksum database);
+- ``pins_forever``: False where a pinned version is resolved again after the TTL, like a range
+  (conda: a channel adds builds to published versions, so ``is_exact`` is never true); the
+  republish suite then expects the pin to follow the registry, in an entry of its own;
 - ``live``: a real package to read from the public registry when ``CODENAV_LIVE_REGISTRIES``
   names it (``-m live``): (name, version, a path it holds, whether it is verified).
 
@@ -62,7 +65,8 @@ Methods (``name`` is always the result of ``package(stem)``, ``version`` of ``ve
   and calls ``publish_archive``; a registry whose verification sees more (Go's h1 covers the
   files, not the bytes) publishes otherwise and returns the outcome it owes instead;
 - ``corrupt(name, version, where)``: serve the artifact with one byte changed (``first``,
-  ``middle``, ``last``) under the hash published before;
+  ``middle``, ``last``) under the hash published before (by default through the fake's
+  ``record(name, version).data``);
 - ``forget(name)``: drop every release of ``name`` (a republish then replaces the version);
 - ``places(name, version)``: the ``Place``s a resolution reads, the package's own metadata
   document first (computed from the name and version alone, without the fake);
@@ -131,6 +135,7 @@ class Adapter:
     bad_names: ClassVar[tuple[str, ...]] = ()
     bad_versions: ClassVar[tuple[str, ...]] = ("../../1",)
     republishes: ClassVar[bool] = True
+    pins_forever: ClassVar[bool] = True
     live: ClassVar[tuple[str, str, str, bool] | None] = None
 
     def __init__(self, server: FakeServer, fake: Any = None) -> None:
@@ -188,7 +193,9 @@ class Adapter:
         return ""
 
     def corrupt(self, name: str, version: str, where: str) -> None:
-        raise NotImplementedError
+        """By default the fake's ``record(name, version)`` holds the served bytes in ``data``."""
+        record = self.fake.record(name, version)
+        record.data = flip(record.data, where)
 
     def forget(self, name: str) -> None:
         raise NotImplementedError
@@ -226,6 +233,9 @@ ADAPTERS: dict[str, tuple[str, str]] = {
     "nuget": ("nuget", "NugetAdapter"),
     "hex": ("hex", "HexAdapter"),
     "packagist": ("packagist", "PackagistAdapter"),
+    "conda": ("conda", "CondaAdapter"),
+    "cran": ("cran", "CranAdapter"),
+    "pub": ("pub", "PubAdapter"),
 }
 IDS = tuple(ADAPTERS)
 

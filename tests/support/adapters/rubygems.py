@@ -6,7 +6,7 @@ from __future__ import annotations
 from tests.fakes.rubygems import FakeRubygems, make_gem
 
 from ..hostile import TAR
-from ..registries import Adapter, Place, flip
+from ..registries import Adapter, Place
 
 
 class RubygemsAdapter(Adapter):
@@ -22,10 +22,6 @@ class RubygemsAdapter(Adapter):
 
     def publish_archive(self, name: str, version: str, data: bytes) -> None:
         self.fake.publish(name, version, gem=make_gem(name, version, {}, data_tar=data))
-
-    def corrupt(self, name: str, version: str, where: str) -> None:
-        record = self.fake.record(name, version)
-        record.data = flip(record.data, where)
 
     def forget(self, name: str) -> None:
         self.fake.gems.pop(name, None)
