@@ -14,6 +14,7 @@ import zipfile
 
 import pytest
 
+from tests.support import readme
 from tests.support.cli import as_the_user, run_cli
 
 pytestmark = pytest.mark.live
@@ -71,24 +72,21 @@ def test_requests_matches_pip_download(real_endpoints, tmp_path):
     assert [f["path"] for f in result["files"]] == pip_files
 
 
-def _readme_examples() -> list[str]:
-    from tests.support.cli import ROOT
-
-    text = (ROOT / "README.md").read_text()
-    return [line[2:] for line in text.splitlines() if line.startswith("$ codenav ")]
+PROMPTED = [example for example in readme.examples() if example.prompted]
 
 
-@pytest.mark.parametrize("command", _readme_examples())
-def test_readme_examples_run(real_endpoints, command):
-    """Every `$ codenav ...` example in the README runs and prints something."""
-    import shlex
-
-    args = shlex.split(command)[1:]
-    proc = run_cli(*args, "--wait", "60000", timeout=180)
-    if proc.returncode != 0 and b'"NETWORK"' in run_cli(*args, "--json").stdout:
+@pytest.mark.parametrize("example", PROMPTED, ids=[example.id for example in PROMPTED])
+def test_readme_examples_run(real_endpoints, example):
+    """Every `$ codenav ...` example in the README runs against the real registries and prints
+    what the README shows under it (tests/test_docs.py runs them offline on the same artifacts)."""
+    args = list(example.argv)
+    proc = run_cli(*args, "--wait", "60000", env=example.env, timeout=180)
+    if proc.returncode != 0 and b'"NETWORK"' in run_cli(*args, "--json", env=example.env).stdout:
         pytest.skip("the registries are unreachable")
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()
+    if example.shown:
+        assert readme.matches(example.shown, proc.stdout.decode("utf-8")), proc.stdout.decode("utf-8")
 
 
 def test_torch_is_listed_by_range_without_downloading_the_wheel(real_endpoints, tmp_path, monkeypatch):

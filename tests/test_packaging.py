@@ -1,4 +1,5 @@
-"""The installed wheel carries schemas/, and the README tells the truth about the tools."""
+"""The installed wheel carries schemas/; the README's install, test and MCP configuration blocks work
+(its tool table and every other command: tests/test_docs.py)."""
 
 from __future__ import annotations
 
@@ -59,13 +60,6 @@ def test_the_wheel_installed_in_a_fresh_venv_loads_every_schema(tmp_path):
                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)[:-1] == tools.names()
-
-
-def test_readme_tool_table_follows_the_registry_order():
-    """The README's tool table lists the MCP tools and CLI commands in registry order."""
-    readme = (ROOT / "README.md").read_text()
-    rows = re.findall(r"^\| `(\w+)` \| `codenav (\w+)", readme, re.M)
-    assert rows == list(tools.REGISTRY.items())
 
 
 def test_readme_mcp_configs_are_valid_json_that_start_codenav_mcp():

@@ -40,9 +40,11 @@ CAPABILITIES = {"tools": {"listChanged": False}}
 # Guidance every tool shares, said once here rather than in each schema (SPEC §6.3): hosts put
 # it in the model's system prompt. The paragraph on reading answers is for the TEXT form only.
 _ABOUT = (
-    "codenav looks inside third-party code: the files of registry packages (npm, pypi, crates, go, maven, "
-    "rubygems, nuget, hex, packagist, conda, cran, pub) and git repositories, public GitHub code (codesearch) and single GitHub "
-    "files (codefetch). Every tool is read-only.\n\n"
+    "codenav looks inside third-party code: registry packages (npm, pypi, crates, go, maven, rubygems, nuget, "
+    "hex, packagist, conda, cran, pub) and git repositories — list_files, read_file, grep_file (one file), "
+    "grep_repo (the whole target), search_symbols (where a name is defined), diff_versions (two versions: a "
+    "patch or an upgrade review) — what the project locks (list_deps), public GitHub code (codesearch) and "
+    "single GitHub files (codefetch). Every tool is read-only.\n\n"
     "Name what to read with target: 'npm:express@4.21.2', 'npm:@types/node@^20', 'pypi:requests>=2.30,<2.32', "
     "'crates:serde@1', 'github:owner/repo@v1.2.0', 'git:https://host/repo.git#main' (or registry + package_name "
     "+ version, or repo_url + git_ref; never both). A version is exact, a range or a dist-tag; omitted, the "
