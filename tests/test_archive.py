@@ -662,14 +662,14 @@ def test_the_helper_takes_over_past_writer_after(sandbox: Sandbox, monkeypatch: 
     from codenav.archive import tree
 
     started = []
-    real = tree._Writer
+    real = tree.Writer
 
     def counting(*args: object) -> object:
         started.append(args)
         return real(*args)
 
     monkeypatch.setattr(tree, "WRITER_AFTER", 3)
-    monkeypatch.setattr(tree, "_Writer", counting)
+    monkeypatch.setattr(tree, "Writer", counting)
     members: list[Member] = [File(f"d{i % 3}/f{i}.txt", f"file {i}".encode()) for i in range(40)]
     outcome = run(sandbox, build("tar.gz", members), "tar.gz")
     assert isinstance(outcome, Extracted) and len(started) == 1

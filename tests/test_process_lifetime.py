@@ -505,8 +505,8 @@ def test_the_file_writing_helper_ends_when_the_indexer_is_killed(tmp_path: Path)
     of its stdin as its parent's death: SIGKILL to the parent alone ends it too."""
     root = tmp_path / "root"
     root.mkdir()
-    script = ("import sys, time\nfrom codenav.archive.tree import _Writer\n"
-              "print(_Writer(sys.argv[1], False).process.pid, flush=True)\ntime.sleep(60)\n")
+    script = ("import sys, time\nfrom codenav.archive.filewriter import Writer\n"
+              "print(Writer(sys.argv[1], False).process.pid, flush=True)\ntime.sleep(60)\n")
     parent = subprocess.Popen([sys.executable, "-c", script, str(root)], stdout=subprocess.PIPE,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
     try:

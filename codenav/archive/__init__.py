@@ -48,7 +48,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .tree import CHUNK_SIZE, Extracted, FileEntry, Limits, Tree, printable
+from .limits import Limits
+from .names import printable
+from .records import Extracted, FileEntry
+from .stream import CHUNK_SIZE
+from .tree import Tree
 
 
 def extract(archive: Path, dest: Path, *, fmt: str, strip_components: int = 0,

@@ -25,7 +25,11 @@ import zipfile
 from pathlib import Path
 
 from ..errors import CodenavError, too_large
-from .tree import FileEntry, Limits, Member, Tree, admit_zip_errors, printable, quoted, reading
+from .limits import Limits, file_too_large, too_many_declared
+from .names import printable, quoted
+from .records import FileEntry, Member
+from .stream import admit_zip_errors, reading
+from .tree import Tree
 
 admit_zip_errors()  # zipfile's BadZipFile is a corrupt archive, as tarfile's errors are
 
@@ -201,10 +205,7 @@ def list_zip(archive: zipfile.ZipFile, dest: Path, limits: Limits) -> tuple[list
 
     infos = archive.infolist()
     if len(infos) > limits.max_files:
-        raise too_large(
-            f"the archive has {len(infos)} entries, more than {limits.max_files} (CODENAV_MAX_FILES)",
-            limit=limits.max_files, variable="CODENAV_MAX_FILES",
-        )
+        raise too_many_declared(limits.max_files, len(infos))
     _check_offsets(infos)
     methods = _zip_methods()
     tree = _Listing(dest, limits)
@@ -262,8 +263,7 @@ def read_member(archive: zipfile.ZipFile, raw: RangeFile, info: zipfile.ZipInfo,
     """
     name = info.orig_filename
     if info.file_size > limit:
-        raise too_large(f"archive member {quoted(name)} is over the {limit}-byte limit for one file "
-                        "(CODENAV_MAX_FILE_BYTES)", limit=limit, variable="CODENAV_MAX_FILE_BYTES")
+        raise file_too_large(limit, name)
     raw.load(*member_span(archive, info))
     where = quoted(name)
     with reading(where, name), archive.open(info) as source:

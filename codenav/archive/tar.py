@@ -9,18 +9,11 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import CodenavError, too_large
-from .tree import (
-    ARCHIVE_ERRORS,
-    CHUNK_SIZE,
-    HEADER_ALLOWANCE,
-    TRAILER_ALLOWANCE,
-    Limits,
-    Member,
-    Tree,
-    corrupt,
-    quoted,
-    reading,
-)
+from .limits import Limits, inner_too_large
+from .names import quoted
+from .records import Member
+from .stream import ARCHIVE_ERRORS, CHUNK_SIZE, corrupt, reading
+from .tree import HEADER_ALLOWANCE, TRAILER_ALLOWANCE, Tree
 
 _ZERO_BLOCK = bytes(tarfile.BLOCKSIZE)
 _PLAIN_TYPES = (tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.CONTTYPE)
@@ -427,10 +420,7 @@ def copy_member(archive: Path, member: str, dest: Path, limits: Limits) -> None:
                 if not info.isreg():
                     break
                 if info.size > limits.max_total_bytes:
-                    raise too_large(
-                        f"the archive's {quoted(wanted)} is larger than the extracted-bytes limit",
-                        limitBytes=limits.max_total_bytes, variable="CODENAV_MAX_EXTRACTED_BYTES",
-                    )
+                    raise inner_too_large(limits.max_total_bytes, wanted)
                 source = tar.extractfile(info)
                 assert source is not None
                 with open(dest, "wb") as out:

@@ -1,44 +1,40 @@
 """The one writer under an extraction's destination, and what it records (see archive/__init__.py).
 
 ``Tree`` is the only code that decides what is created under ``dest``: every name goes through
-its mapping (strip rule, required prefix, the policy's refusals), every file is opened with
-``O_CREAT|O_EXCL|O_NOFOLLOW``, no symlink is ever created. It is kept whole in this one module,
-over 500 lines, so that invariant can be checked in one read; the tar and zip readers only
-turn members into ``Member`` records for it. Past ``WRITER_AFTER`` files, small files are
-handed to a helper process (filewriter.py, ``_Writer`` here) that only creates the validated
-paths it is given, with the same flags, so their creation overlaps the reading of the next
-members; everything Tree later looks up about such a file waits for it (``_settled``).
+its mapping (strip rule, required prefix, the policy's refusals in names.py), every file is
+opened with ``O_CREAT|O_EXCL|O_NOFOLLOW``, no symlink is ever created. The tar and zip readers
+only turn members into ``Member`` records for it; what it decides from a name alone (names.py),
+the limits and their errors (limits.py) and what a read failure becomes (stream.py) are pure
+helpers that write nothing. Past ``WRITER_AFTER`` files, small files are handed to a helper
+process (filewriter.py) that only creates the validated paths it is given, with the same
+flags, so their creation overlaps the reading of the next members; everything Tree later
+looks up about such a file waits for it (``_settled``).
 """
 
 from __future__ import annotations
 
-import codecs
 import errno
 import hashlib
 import os
-import struct
-import sys
-import tarfile
-import unicodedata
-import zlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
 
-from ..errors import CodenavError, protocol_error, too_large
+from ..errors import CodenavError, protocol_error
+from . import stream
+from .filewriter import FLAGS as _OPEN_FLAGS
+from .filewriter import Writer, write_all
+from .limits import Limits, file_too_large, too_many_entries, total_too_large
+from .names import LinkLoop, member_segments, printable, quoted, resolve_link, unaddressable, valid_link_text
+from .records import Extracted, FileEntry, Member
+from .stream import CHUNK_SIZE, Sniffer, corrupt, is_binary
 
-CHUNK_SIZE = 64 * 1024  # bytes read and written at a time; binary sniffing is incremental
-SNIFF_BYTES = 8192  # SPEC §2.3: a NUL in the first 8 KiB makes a file binary
-MAX_COMPONENT_BYTES = 255  # NAME_MAX on Linux and macOS
-MAX_PATH_BYTES = 4095  # PATH_MAX (4096) counts the terminating NUL
-MAX_LINK_HOPS = 40  # Linux's MAXSYMLINKS
-MAX_SYMLINK_TARGET_BYTES = 4095
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # A package with more files than this has the rest created by the helper process (filewriter.py):
 # below it the process costs more than it saves. Files over WRITER_MAX_BYTES are always written here.
 WRITER_AFTER = 384
 WRITER_MAX_BYTES = 1 << 20
-_WRITER_BATCH = 1 << 18  # bytes of records sent at a time
 _WRITER_SYNC_EVERY = 8192  # files between two answers from the helper: bounds what is remembered
 HEADER_ALLOWANCE = 1 << 20  # tar metadata (pax, GNU long names) allowed between two members
 TRAILER_ALLOWANCE = 1 << 20  # compressed tail read after the last member to verify the stream
@@ -46,324 +42,8 @@ TRAILER_ALLOWANCE = 1 << 20  # compressed tail read after the last member to ver
 _FILE_MODE = 0o644
 _EXEC_MODE = 0o755
 _DIR_MODE = 0o755
-_OPEN_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
 
-
-# --- limits ---------------------------------------------------------------------------------
-
-_LIMIT_VARIABLES = {
-    "max_files": "CODENAV_MAX_FILES",
-    "max_total_bytes": "CODENAV_MAX_EXTRACTED_BYTES",
-    "max_file_bytes": "CODENAV_MAX_FILE_BYTES",
-}
-
-
-class Limits:
-    """SPEC §3 limits on what one archive may expand to (immutable, compared by value)."""
-
-    __slots__ = ("max_files", "max_total_bytes", "max_file_bytes")
-
-    def __init__(self, max_files: int = 100_000,  # env CODENAV_MAX_FILES
-                 max_total_bytes: int = 1 << 30,  # env CODENAV_MAX_EXTRACTED_BYTES
-                 max_file_bytes: int = 50 << 20) -> None:  # env CODENAV_MAX_FILE_BYTES
-        for name, value in (("max_files", max_files), ("max_total_bytes", max_total_bytes),
-                            ("max_file_bytes", max_file_bytes)):
-            object.__setattr__(self, name, value)
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"Limits are immutable: cannot set {name}")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Limits) and self._key() == other._key()
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __repr__(self) -> str:
-        return (f"Limits(max_files={self.max_files!r}, max_total_bytes={self.max_total_bytes!r}, "
-                f"max_file_bytes={self.max_file_bytes!r})")
-
-    def _key(self) -> tuple[int, int, int]:
-        return self.max_files, self.max_total_bytes, self.max_file_bytes
-
-    @classmethod
-    def from_env(cls) -> Limits:
-        """The defaults, each overridden by its variable when set; a bad value is CONFIG_ERROR."""
-        values: dict[str, int] = {}
-        for name, variable in _LIMIT_VARIABLES.items():
-            raw = os.environ.get(variable, "").strip()
-            if not raw:
-                continue
-            try:
-                value = int(raw)
-            except ValueError:
-                value = 0
-            if value < 1:
-                raise CodenavError(
-                    "CONFIG_ERROR", f"{variable} must be a positive whole number, got {raw!r}",
-                    details={"variable": variable},
-                )
-            values[name] = value
-        return cls(**values)
-
-
-# --- results --------------------------------------------------------------------------------
-
-
-class FileEntry:
-    """One path written (or listed) under the tree. Plain classes, not dataclasses: importing
-    ``dataclasses`` (with ``inspect``) costs a cold call several milliseconds."""
-
-    __slots__ = ("path", "size", "binary", "link", "sha256", "skipped")
-
-    def __init__(self, path: str, size: int, binary: bool, link: str | None, sha256: str | None = None,
-                 skipped: str | None = None) -> None:
-        self.path = path  # relative, '/'-separated, validated (SPEC §2.2)
-        self.size = size  # bytes
-        # NUL in the first 8 KiB or not valid UTF-8 (text.is_binary), sniffed while streaming
-        self.binary = binary
-        # a symlink kept as a link: its resolved target inside the tree; None for files
-        self.link = link
-        # sha256 of the bytes written (hex), computed while writing: the manifest keeps it so that
-        # two versions can be compared without reading a file twice. None for links.
-        self.sha256 = sha256
-        # "too large": a member over the per-file limit, listed with its size but not written (SPEC §3)
-        self.skipped = skipped
-
-    def __eq__(self, other: object) -> bool:  # sha256 and skipped are not compared (as before)
-        return isinstance(other, FileEntry) and (self.path, self.size, self.binary, self.link) == (
-            other.path, other.size, other.binary, other.link)
-
-    def __hash__(self) -> int:
-        return hash((self.path, self.size, self.binary, self.link))
-
-    def __repr__(self) -> str:
-        return (f"FileEntry(path={self.path!r}, size={self.size!r}, binary={self.binary!r}, link={self.link!r}, "
-                f"sha256={self.sha256!r}, skipped={self.skipped!r})")
-
-
-class Extracted:
-    """What an extraction wrote: ``files`` sorted by path, ``skipped`` as
-    ``[{"path": printable member name, "reason": "..."}]``, sorted."""
-
-    __slots__ = ("files", "skipped")
-
-    def __init__(self, files: list[FileEntry], skipped: list[dict[str, str]]) -> None:
-        self.files, self.skipped = files, skipped
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Extracted) and (self.files, self.skipped) == (other.files, other.skipped)
-
-    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass was
-
-    def __repr__(self) -> str:
-        return f"Extracted(files={self.files!r}, skipped={self.skipped!r})"
-
-
-# --- names ----------------------------------------------------------------------------------
-
-
-def printable(name: str) -> str:
-    """``name`` with everything that cannot be shown on one line escaped, repr-style.
-
-    Bytes that were not UTF-8 (surrogate-escaped) show as ``\\xNN``; a backslash is doubled so
-    the escaped form is unambiguous.
-    """
-    if name.isprintable() and "\\" not in name:
-        return name  # the common case, at C speed
-    out: list[str] = []
-    for char in name:
-        code = ord(char)
-        if char == "\\":
-            out.append("\\\\")
-        elif 0xDC80 <= code <= 0xDCFF:
-            out.append(f"\\x{code - 0xDC00:02x}")
-        elif char.isprintable():
-            out.append(char)
-        else:
-            out.append(repr(char)[1:-1])  # \n, \t, \x1b, \u2028 ...
-    return "".join(out)
-
-
-def quoted(name: str) -> str:
-    return f"'{printable(name)}'"
-
-
-def _segments(name: str) -> list[str]:
-    """The member name as path segments; absolute names and ``..`` reject the archive."""
-    if name.startswith("/"):
-        # Named without its leading '/' so that no message ever holds an absolute path (SPEC §4).
-        shown = name.lstrip("/")
-        raise CodenavError("UNSAFE_ARCHIVE", f"archive member {quoted(shown)} has an absolute path (a leading '/')",
-                           details={"member": printable(shown)})
-    segments = [segment for segment in name.split("/") if segment not in ("", ".")]
-    if ".." in segments:
-        raise CodenavError("UNSAFE_ARCHIVE", f"archive member {quoted(name)} has a '..' path segment",
-                           details={"member": printable(name)})
-    return segments
-
-
-def _unshowable(char: str) -> bool:
-    # Cc: C0/C1 controls incl. NUL, newline, tab, DEL; Zl/Zp: U+2028/U+2029, which some
-    # readers treat as line breaks (SPEC §2.2: one path per line); Cs: bytes that were not UTF-8.
-    return unicodedata.category(char) in ("Cc", "Zl", "Zp", "Cs")
-
-
-def _unaddressable(segments: list[str]) -> str | None:
-    """Why a path cannot be listed or addressed (SPEC §2.2), or None when it can."""
-    path = "/".join(segments)
-    if not path.isprintable():  # C-speed pre-check; most names never reach the detailed scan
-        if "\0" in path:
-            return "the name holds a NUL byte"
-        if any(0xDC80 <= ord(char) <= 0xDCFF for char in path):
-            return "the name is not valid UTF-8"
-        if any(_unshowable(char) for char in path):
-            return "the name holds control characters"
-    if "\\" in path:
-        return "the name holds a backslash (a path separator on Windows)"
-    if any(len(segment.encode("utf-8")) > MAX_COMPONENT_BYTES for segment in segments):
-        return f"a path component is longer than {MAX_COMPONENT_BYTES} bytes"
-    if len(path.encode("utf-8")) > MAX_PATH_BYTES:
-        return f"the path is longer than {MAX_PATH_BYTES} bytes"
-    return None
-
-
-def _valid_link_text(target: str) -> bool:
-    if not target or len(target.encode("utf-8", "surrogateescape")) > MAX_SYMLINK_TARGET_BYTES:
-        return False
-    return target.isprintable() or not any(_unshowable(char) for char in target)
-
-
-# --- members --------------------------------------------------------------------------------
-
-
-class Member:
-    """One archive member, format-neutral."""
-
-    __slots__ = ("name", "kind", "size", "executable", "linkname", "reason", "open", "data")
-
-    def __init__(self, name: str, kind: str, size: int = 0, executable: bool = False, linkname: str = "",
-                 reason: str = "", open: Callable[[], IO[bytes]] | None = None, data: bytes | None = None) -> None:
-        self.name = name  # as the archive spells it (surrogate-escaped where it is not UTF-8)
-        self.kind = kind  # "file" | "dir" | "symlink" | "hardlink" | "skip"
-        self.size = size
-        self.executable = executable
-        self.linkname = linkname
-        self.reason = reason  # for "skip": why
-        self.open = open  # the data of a "file" member
-        self.data = data  # or the data itself, already read (a small tar member)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Member) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return "Member(" + ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__) + ")"
-
-
-class _Sniffer:
-    """Binary detection while streaming: same rule as ``text.is_binary``, never a re-read."""
-
-    __slots__ = ("seen", "binary", "_decoder")
-
-    def __init__(self) -> None:
-        self.seen = 0
-        self.binary = False
-        self._decoder: codecs.IncrementalDecoder | None = None  # made at the first non-ASCII chunk
-
-    def feed(self, chunk: bytes) -> None:
-        if self.binary:
-            return
-        if self.seen < SNIFF_BYTES and b"\0" in chunk[: SNIFF_BYTES - self.seen]:
-            self.binary = True
-            return
-        self.seen += len(chunk)
-        if chunk.isascii() and (self._decoder is None or not self._decoder.getstate()[0]):
-            return  # nothing pending and nothing to decode: the common case, kept cheap
-        if self._decoder is None:
-            self._decoder = codecs.getincrementaldecoder("utf-8")("strict")
-        try:
-            self._decoder.decode(chunk)
-        except UnicodeDecodeError:
-            self.binary = True
-
-    def finish(self) -> bool:
-        if not self.binary and self._decoder is not None:
-            try:
-                self._decoder.decode(b"", final=True)
-            except UnicodeDecodeError:
-                self.binary = True
-        return self.binary
-
-
-def _is_binary(data: bytes) -> bool:
-    """``_Sniffer``'s verdict on ``data`` fed whole."""
-    if b"\0" in data[:SNIFF_BYTES]:
-        return True
-    if data.isascii():
-        return False
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return True
-    return False
-
-
-def _corrupt_detail(exc: BaseException) -> str:
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror  # str(OSError) may carry a file name
-    return str(exc) or type(exc).__name__
-
-
-# zipfile.BadZipFile joins them when a zip reader is imported (admit_zip_errors): a tarball's
-# extraction never imports zipfile (several milliseconds of a cold call).
-ARCHIVE_ERRORS = _ARCHIVE_ERRORS = (tarfile.TarError, EOFError, zlib.error, OSError, struct.error,
-                   ValueError, NotImplementedError, RuntimeError)
-
-
-def admit_zip_errors() -> None:
-    """Called by the zip readers (zip.py, ranged.py) as they are imported: zipfile's BadZipFile is
-    then a corrupt archive too, wherever ``_ARCHIVE_ERRORS`` is caught in this module."""
-    global _ARCHIVE_ERRORS
-    import zipfile
-
-    if zipfile.BadZipFile not in _ARCHIVE_ERRORS:
-        _ARCHIVE_ERRORS = (*_ARCHIVE_ERRORS, zipfile.BadZipFile)
-
-
-def _bad_zip(exc: BaseException) -> bool:
-    zipfile = sys.modules.get("zipfile")
-    return zipfile is not None and isinstance(exc, zipfile.BadZipFile)
-
-
-@contextmanager
-def reading(where: str, member: str | None = None) -> Iterator[None]:
-    """Map a failure to read the archive itself to UNSAFE_ARCHIVE (or INTEGRITY_ERROR for a bad CRC).
-
-    Only reads are wrapped, never writes: a full disk is not a corrupt archive.
-    """
-    try:
-        yield
-    except CodenavError:
-        raise
-    except _ARCHIVE_ERRORS as exc:
-        raise corrupt(exc, where, member) from None
-
-
-def corrupt(exc: BaseException, where: str, member: str | None = None) -> CodenavError:
-    """The error ``reading`` raises for ``exc``: for hot loops that catch ``_ARCHIVE_ERRORS`` inline
-    (a context manager per chunk of 43,000 small members is measurable)."""
-    detail = _corrupt_detail(exc)
-    details = {"member": printable(member)} if member is not None else None
-    if _bad_zip(exc) and "CRC" in detail:
-        return CodenavError("INTEGRITY_ERROR", f"archive member {where} fails its CRC-32 check", details=details)
-    return CodenavError("UNSAFE_ARCHIVE", f"the archive is corrupt ({detail}) at {where}", details=details)
-
-
-# --- the tree under dest ----------------------------------------------------------------------
 
 _KIND_WORDS = {"dir": "directory", "file": "file", "link": "symlink"}
 
@@ -397,7 +77,7 @@ class Tree:
         # result is the exact mode either way, one system call fewer per file when it cannot.
         self.umask = _current_umask()
         self.written = 0  # files created so far (by this process or the helper)
-        self.writer: _Writer | None = None
+        self.writer: Writer | None = None
         self.writer_after = WRITER_AFTER  # tests set 0 to send every small file to the helper
 
     # limits
@@ -405,27 +85,15 @@ class Tree:
     def count(self, name: str) -> None:
         self.entries += 1
         if self.entries > self.limits.max_files:
-            raise too_large(
-                f"the archive has more than {self.limits.max_files} entries (files, directories and "
-                f"links; CODENAV_MAX_FILES), at member {quoted(name)}",
-                limit=self.limits.max_files, variable="CODENAV_MAX_FILES",
-            )
+            raise too_many_entries(self.limits.max_files, name)
 
     def check_file_size(self, name: str, size: int) -> None:
         if size > self.limits.max_file_bytes:
-            raise too_large(
-                f"archive member {quoted(name)} is over the {self.limits.max_file_bytes}-byte limit for one "
-                f"file (CODENAV_MAX_FILE_BYTES)",
-                limit=self.limits.max_file_bytes, variable="CODENAV_MAX_FILE_BYTES",
-            )
+            raise file_too_large(self.limits.max_file_bytes, name)
 
     def check_total(self, name: str, total: int) -> None:
         if total > self.limits.max_total_bytes:
-            raise too_large(
-                f"the archive expands to more than {self.limits.max_total_bytes} bytes "
-                f"(CODENAV_MAX_EXTRACTED_BYTES), at member {quoted(name)}",
-                limit=self.limits.max_total_bytes, variable="CODENAV_MAX_EXTRACTED_BYTES",
-            )
+            raise total_too_large(self.limits.max_total_bytes, name)
 
     def reserve(self, name: str, size: int) -> None:
         """Account for a regular member's declared size before any of it is written."""
@@ -443,7 +111,7 @@ class Tree:
     def add(self, member: Member) -> None:
         """Place one member: written, recorded, or skipped and reported."""
         self.count(member.name)
-        segments = _segments(member.name)
+        segments = member_segments(member.name)
         if member.kind == "file" and member.size > self.limits.max_file_bytes:
             # Over the per-file limit: listed, not written (add_file). Its bytes count towards the
             # total only where the format makes us decompress them anyway (tar).
@@ -465,7 +133,7 @@ class Tree:
                 self.skip(member.name, "the name is empty" if not segments
                           else "nothing is left of the name once the top folder is removed")
             return
-        reason = _unaddressable(mapped)
+        reason = unaddressable(mapped)
         if reason:
             self.skip(member.name, reason)
             return
@@ -612,7 +280,7 @@ class Tree:
                 return
             self.kinds[path] = "file"
             try:
-                written, binary, digest = self._copy(member, lambda chunk: _write_all(fd, chunk))
+                written, binary, digest = self._copy(member, lambda chunk: write_all(fd, chunk))
             finally:
                 os.close(fd)
         self.kinds[path] = "file"
@@ -626,16 +294,16 @@ class Tree:
         if member.data is not None:
             data = member.data
             sink(data)
-            return len(data), _is_binary(data), hashlib.sha256(data).hexdigest()
+            return len(data), is_binary(data), hashlib.sha256(data).hexdigest()
         assert member.open is not None
         base = self.total - member.size  # reserve() already counted the declared size
-        sniffer = _Sniffer()
+        sniffer = Sniffer()
         digest = hashlib.sha256()
         written = 0
         # Reads are mapped to UNSAFE_ARCHIVE inline (as ``reading`` does), writes never are.
         try:
             source = member.open()
-        except _ARCHIVE_ERRORS as exc:
+        except stream.READ_ERRORS as exc:
             raise corrupt(exc, quoted(name), name) from None
         try:
             while True:
@@ -643,7 +311,7 @@ class Tree:
                     chunk = source.read(CHUNK_SIZE)
                 except CodenavError:
                     raise
-                except _ARCHIVE_ERRORS as exc:
+                except stream.READ_ERRORS as exc:
                     raise corrupt(exc, quoted(name), name) from None
                 if not chunk:
                     break
@@ -667,7 +335,7 @@ class Tree:
         cannot be started: every file is then written here."""
         if self.writer is None:
             try:
-                self.writer = _Writer(self.root, self.umask is None or bool(self.umask & _EXEC_MODE))
+                self.writer = Writer(self.root, self.umask is None or bool(self.umask & _EXEC_MODE))
             except OSError:
                 self.writer_after = 1 << 62
                 return False
@@ -701,7 +369,7 @@ class Tree:
 
     def add_symlink(self, member: Member, segments: list[str]) -> None:
         name, target = member.name, member.linkname
-        if not _valid_link_text(target):
+        if not valid_link_text(target):
             self.skip(name, "the symlink target is not a usable path")
             return
         if target.startswith("/"):
@@ -774,44 +442,12 @@ class Tree:
 
     # symlinks, once all are known
 
-    def resolve(self, path: str) -> str | None:
-        """Where a symlink leads inside the tree, following other symlinks; None if it escapes.
-
-        Lexical, like the PEP 706 check but on the archive's own links rather than the disk
-        (there are none on disk): a chain such as ``up -> ..`` then ``x -> up/..`` escapes.
-        A loop raises ``_LinkLoop`` after as many hops as the kernel would follow.
-        """
-        parts = path.split("/")[:-1]
-        pending = list(reversed(self.links[path].split("/")))
-        hops = 0
-        while pending:
-            segment = pending.pop()
-            if segment in ("", "."):
-                continue
-            if segment == "..":
-                if not parts:
-                    return None
-                parts.pop()
-                continue
-            candidate = "/".join([*parts, segment])
-            target = self.links.get(candidate)
-            if target is None:
-                parts.append(segment)
-                continue
-            hops += 1
-            if hops > MAX_LINK_HOPS:
-                raise _LinkLoop
-            if target.startswith("/"):
-                return None
-            pending.extend(reversed(target.split("/")))
-        return "/".join(parts)
-
     def finish_links(self) -> None:
         for path in self.links:
             shown = self.link_names[path]
             try:
-                target = self.resolve(path)
-            except _LinkLoop:
+                target = resolve_link(self.links, path)
+            except LinkLoop:
                 self.skip(shown, "the symlink is part of a loop")
                 continue
             if target is None:
@@ -837,111 +473,6 @@ class Tree:
         files = sorted(self.files.values(), key=lambda entry: entry.path)
         skipped = sorted(self.skipped, key=lambda item: (item["path"], item["reason"]))
         return Extracted(files=files, skipped=skipped)
-
-
-class _LinkLoop(Exception):
-    pass
-
-
-class _Writer:
-    """The parent's end of the helper process (filewriter.py): records out, failures back."""
-
-    def __init__(self, root: str, fchmod: bool) -> None:
-        import subprocess
-        import sys
-
-        from .. import proc
-        from . import filewriter
-
-        if not sys.executable or not os.path.isfile(filewriter.__file__):
-            # An embedded interpreter, or codenav imported from a zip: no script to run.
-            raise OSError(errno.ENOENT, "the file-writing helper cannot be started here")
-        self.header = filewriter.HEADER
-        try:
-            # Tied by its stdin: it ends when this process does, however that ends (proc.py).
-            self.process = proc.spawn(
-                [sys.executable, "-I", "-S", filewriter.__file__, os.path.abspath(root), "1" if fchmod else "0"],
-                tie="pipe", stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        except proc.NotStarted as exc:
-            raise OSError(errno.EAGAIN, f"the file-writing helper cannot be started ({exc})") from None
-        try:  # a deeper pipe (Linux: 1 MiB, the unprivileged maximum) keeps both sides busy longer
-            import fcntl
-
-            fcntl.fcntl(self.process.stdin.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
-        except (ImportError, AttributeError, OSError):
-            pass
-        self.records: list[bytes] = []
-        self.size = 0
-        self.pending: dict[str, str] = {}  # path -> member name, sent since the last answer
-
-    def put(self, name: str, path: str, mode: int, data: bytes) -> None:
-        raw = path.encode("utf-8", "surrogateescape")
-        self.records += (b"F", self.header.pack(mode, len(raw), len(data)), raw, data)
-        self.size += len(data) + len(raw)
-        self.pending[path] = name
-        if self.size >= _WRITER_BATCH:
-            self._send()
-
-    def _send(self) -> None:
-        assert self.process.stdin is not None
-        try:
-            self.process.stdin.write(b"".join(self.records))
-        except BrokenPipeError:
-            raise OSError(errno.EIO, "the process creating the files stopped") from None
-        self.records.clear()
-        self.size = 0
-
-    def sync(self) -> list[tuple[str, str, int]]:
-        """(member name, path, errno) of each file sent since the last sync that could not be
-        created; OSError when a write failed (the helper then stops)."""
-        assert self.process.stdin is not None and self.process.stdout is not None
-        self.records.append(b"S")
-        self._send()
-        try:
-            self.process.stdin.flush()
-        except BrokenPipeError:
-            raise OSError(errno.EIO, "the process creating the files stopped") from None
-        failed = []
-        while True:
-            line = self.process.stdout.readline().decode("utf-8", "surrogateescape")
-            if line == "ok\n":
-                break
-            fields = line.rstrip("\n").split("\t", 2)
-            if fields[0] == "fatal" and len(fields) == 3:
-                raise OSError(int(fields[1]) if fields[1].isdigit() else errno.EIO, fields[2])
-            if len(fields) != 2 or not fields[0].isdigit() or fields[1] not in self.pending:
-                raise OSError(errno.EIO, "the process creating the files stopped")
-            failed.append((self.pending[fields[1]], fields[1], int(fields[0])))
-        self.pending.clear()
-        return failed
-
-    def close(self) -> None:
-        from .. import proc
-
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        self.process.wait()
-        proc.forget(self.process)
-        if self.process.stdout is not None:
-            self.process.stdout.close()
-
-    def kill(self) -> None:
-        from .. import proc
-
-        proc.kill(self.process)
-        for stream in (self.process.stdin, self.process.stdout):
-            try:
-                if stream is not None:
-                    stream.close()
-            except OSError:
-                pass
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """os.write until all of ``data`` is written (a regular file may take less at once)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
 
 
 def _current_umask() -> int | None:

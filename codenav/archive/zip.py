@@ -11,17 +11,12 @@ from itertools import pairwise
 from pathlib import Path
 from typing import IO
 
-from ..errors import CodenavError, too_large
-from .tree import (
-    CHUNK_SIZE,
-    MAX_SYMLINK_TARGET_BYTES,
-    Member,
-    Tree,
-    admit_zip_errors,
-    printable,
-    quoted,
-    reading,
-)
+from ..errors import CodenavError
+from .limits import inner_too_large, too_many_declared
+from .names import MAX_SYMLINK_TARGET_BYTES, printable, quoted
+from .records import Member
+from .stream import CHUNK_SIZE, admit_zip_errors, reading
+from .tree import Tree
 
 admit_zip_errors()  # zipfile's BadZipFile is a corrupt archive, as tarfile's errors are
 
@@ -163,8 +158,7 @@ def extract_zip(archive_path: Path, tree: Tree, *, percent_names: bool = False) 
             declared = _zip_declared_entries(raw)
         if declared is not None and declared > tree.limits.max_files:
             # Checked before zipfile builds one object per entry.
-            raise too_large(f"the archive declares {declared} entries, more than {tree.limits.max_files} "
-                            "(CODENAV_MAX_FILES)", limit=tree.limits.max_files, variable="CODENAV_MAX_FILES")
+            raise too_many_declared(tree.limits.max_files, declared, "declares")
         raw.seek(0)
         with reading("the central directory"):
             archive = zipfile.ZipFile(raw)
@@ -173,8 +167,7 @@ def extract_zip(archive_path: Path, tree: Tree, *, percent_names: bool = False) 
             with reading("the central directory"):
                 _check_zip_layout(archive, raw)
             if len(infos) > tree.limits.max_files:
-                raise too_large(f"the archive has {len(infos)} entries, more than {tree.limits.max_files} "
-                                "(CODENAV_MAX_FILES)", limit=tree.limits.max_files, variable="CODENAV_MAX_FILES")
+                raise too_many_declared(tree.limits.max_files, len(infos))
             # Every declared size is known up front: refuse a bomb before writing a byte. A member
             # over the per-file limit is never read, so it is listed as skipped and costs nothing.
             declared_total = 0
@@ -200,8 +193,7 @@ def copy_member(archive_path: Path, member: str, dest: Path, limits) -> None:
                 raise CodenavError("UNSAFE_ARCHIVE", f"the archive has no regular member {quoted(wanted)} to unpack",
                                    details={"member": wanted})
             if info.file_size > limits.max_total_bytes:
-                raise too_large(f"the archive's {quoted(wanted)} is larger than the extracted-bytes limit",
-                                limitBytes=limits.max_total_bytes, variable="CODENAV_MAX_EXTRACTED_BYTES")
+                raise inner_too_large(limits.max_total_bytes, wanted)
             with reading(quoted(wanted), wanted), archive.open(info) as source, open(dest, "wb") as out:
                 while chunk := source.read(CHUNK_SIZE):
                     out.write(chunk)

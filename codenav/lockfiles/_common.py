@@ -163,6 +163,15 @@ def importer_for(rel: str, importers) -> str:
     return best
 
 
+def importer_tiers(rel: str, importers) -> dict[str, int]:
+    """The tier of each importer's direct dependencies (§2): ``CWD_DIRECT`` for the deepest
+    importer other than the root that contains ``rel``, ``ROOT_DIRECT`` for the root '.',
+    ``OTHER_DIRECT`` for every other workspace."""
+    cwd = importer_for(rel, importers)
+    return {imp: CWD_DIRECT if imp == cwd and imp != "." else ROOT_DIRECT if imp == "." else OTHER_DIRECT
+            for imp in importers}
+
+
 def is_regular_file(path: str) -> bool:
     """Whether ``path`` (symlinks followed) is a regular file: a FIFO or a device would block or never end."""
     import stat

@@ -72,18 +72,19 @@ def _tokens(text: str) -> list[tuple[str, str]]:
 
 
 def _or(tokens, pos, env):
-    value, pos = _and(tokens, pos, env)
-    while pos < len(tokens) and tokens[pos] == ("w", "or"):
-        right, pos = _and(tokens, pos + 1, env)
-        value = value or right
-    return value, pos
+    return _joined(tokens, pos, env, "or", _and)
 
 
 def _and(tokens, pos, env):
-    value, pos = _atom(tokens, pos, env)
-    while pos < len(tokens) and tokens[pos] == ("w", "and"):
-        right, pos = _atom(tokens, pos + 1, env)
-        value = value and right
+    return _joined(tokens, pos, env, "and", _atom)
+
+
+def _joined(tokens, pos, env, word, operand):
+    """``operand (word operand)*``, left to right; every operand is read (a marker has no effects)."""
+    value, pos = operand(tokens, pos, env)
+    while pos < len(tokens) and tokens[pos] == ("w", word):
+        right, pos = operand(tokens, pos + 1, env)
+        value = (value or right) if word == "or" else (value and right)
     return value, pos
 
 

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from ._common import (
     ALIAS,
-    CWD_DIRECT,
     HOISTED,
-    OTHER_DIRECT,
     ROOT_DIRECT,
     TRANSITIVE,
     Candidate,
-    importer_for,
+    importer_tiers,
 )
 
 
@@ -45,7 +43,7 @@ def rank(name: str, copies: dict[str, Copy], importers: dict[str, dict], rel: st
             tier[key] = HOISTED if key == hoisted_key(name) else TRANSITIVE
         elif copy.name == name or copy.installed == name:
             tier[key] = ALIAS
-    cwd = importer_for(rel, [i for i in importers if i != "."])
+    levels = importer_tiers(rel, importers)
     for imp, declared in importers.items():
         spec = declared.get(name)
         if spec is None or str(spec).startswith("npm:"):  # an alias is not the package itself
@@ -54,8 +52,7 @@ def rank(name: str, copies: dict[str, Copy], importers: dict[str, dict], rel: st
         key = nested if nested in copies else hoisted_key(name)
         if key not in copies or copies[key].name != name:
             continue
-        level = CWD_DIRECT if imp == cwd and imp != "." else ROOT_DIRECT if imp == "." else OTHER_DIRECT
-        tier[key] = min(tier.get(key, TRANSITIVE), level)
+        tier[key] = min(tier.get(key, TRANSITIVE), levels[imp])
     out = []
     for key, level in tier.items():
         copy = copies[key]

@@ -96,6 +96,17 @@ def named(packages: list, name: str, rel: str, lock_dir: str, copy) -> list:
             if isinstance(pkg, dict) and pep503(str(pkg.get("name", ""))) == name]
 
 
+def locked_copy(pkg: dict, table: str, name: str, tier: int, where: tuple[str, str | None], marker: object,
+                suffix: str = ""):
+    """The ``Candidate`` of one ``[[table]]`` entry from ``where`` (source, ref): a registry copy
+    keeps its version, a git or local one has none; ``suffix`` ends the entry's name (PDM's extras)."""
+    from ._common import REGISTRY, Candidate
+    source, ref = where
+    version = pkg.get("version") if source == REGISTRY and isinstance(pkg.get("version"), str) else None
+    entry = f"{table} {pkg.get('name')} {pkg.get('version', '')}".strip() + suffix
+    return Candidate(name, version, entry, tier, source, ref, marker=marker)
+
+
 def tables(text: str, key: str) -> list:
     """The ``[[key]]`` tables of a TOML lockfile (``package`` for Poetry and PDM, ``packages`` for pylock)."""
     from . import _toml

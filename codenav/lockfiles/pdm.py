@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from ._common import REGISTRY, Candidate
-from ._pyproject import every, named, tables
+from ._pyproject import every, locked_copy, named, tables
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
@@ -23,18 +23,16 @@ def entries(text: str, ctx) -> list[Candidate]:
 
 
 def _copy(pkg: dict, name: str, tier: int) -> Candidate:
-    version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
-    source, ref = REGISTRY, None
-    if "git" in pkg:
-        source, ref = "git", str(pkg.get("revision") or pkg["git"])
-    elif "path" in pkg:
-        source, ref = "directory", str(pkg["path"])
-    elif "url" in pkg:
-        source, ref = "url", str(pkg["url"])
-    if source != REGISTRY:
-        version = None
     extras = pkg.get("extras")
-    entry = f"package {pkg.get('name')} {pkg.get('version', '')}".strip()
-    if isinstance(extras, list) and extras:
-        entry += f" [{','.join(str(e) for e in extras)}]"
-    return Candidate(name, version, entry, tier, source, ref, marker=pkg.get("marker"))
+    suffix = f" [{','.join(str(e) for e in extras)}]" if isinstance(extras, list) and extras else ""
+    return locked_copy(pkg, "package", name, tier, _source(pkg), pkg.get("marker"), suffix)
+
+
+def _source(pkg: dict) -> tuple[str, str | None]:
+    if "git" in pkg:
+        return "git", str(pkg.get("revision") or pkg["git"])
+    if "path" in pkg:
+        return "directory", str(pkg["path"])
+    if "url" in pkg:
+        return "url", str(pkg["url"])
+    return REGISTRY, None

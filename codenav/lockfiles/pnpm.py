@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from ._common import (
     ALIAS,
-    CWD_DIRECT,
-    OTHER_DIRECT,
     REGISTRY,
     ROOT_DIRECT,
     TRANSITIVE,
     Candidate,
     LockfileError,
-    importer_for,
+    importer_tiers,
     split_name_spec,
 )
 from .yaml_subset import YamlError, load_all
@@ -86,13 +84,12 @@ def entries(text: str, ctx) -> list[Candidate]:
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
     major, packages, importers = _graph(text)
     out: list[Candidate] = []
-    cwd = importer_for(rel, [i for i in importers if i != "."])
+    levels = importer_tiers(rel, importers)
     for imp, section, dep, (real, version, source, ref, key) in _declared(importers, major, packages):
         if real != name and dep != name:
             continue
-        level = CWD_DIRECT if imp == cwd and imp != "." else ROOT_DIRECT if imp == "." else OTHER_DIRECT
         alias = dep if real != dep else None
-        tier = ALIAS if alias else level
+        tier = ALIAS if alias else levels[imp]
         out.append(Candidate(real, version, key or f"importers.{imp}.{section}.{dep}", tier, source, ref, alias))
     for key, entry in packages.items():
         parsed = _package_key(key, entry if isinstance(entry, dict) else {}, major)

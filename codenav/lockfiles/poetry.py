@@ -10,7 +10,7 @@ come from pyproject.toml.
 from __future__ import annotations
 
 from ._common import REGISTRY, Candidate
-from ._pyproject import every, named, tables
+from ._pyproject import every, locked_copy, named, tables
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
@@ -22,15 +22,14 @@ def entries(text: str, ctx) -> list[Candidate]:
 
 
 def _copy(pkg: dict, name: str, tier: int) -> Candidate:
-    version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
+    return locked_copy(pkg, "package", name, tier, _source(pkg), pkg.get("markers"))
+
+
+def _source(pkg: dict) -> tuple[str, str | None]:
     src = pkg.get("source") if isinstance(pkg.get("source"), dict) else {}
     kind = src.get("type")
-    source, ref = REGISTRY, None
     if kind == "git":
-        source, ref = "git", str(src.get("resolved_reference") or src.get("reference") or src.get("url"))
-    elif kind in ("directory", "file", "url"):
-        source, ref = kind, str(src.get("url", "")) or None
-    if source != REGISTRY:
-        version = None
-    return Candidate(name, version, f"package {pkg.get('name')} {pkg.get('version', '')}".strip(),
-                     tier, source, ref, marker=pkg.get("markers"))
+        return "git", str(src.get("resolved_reference") or src.get("reference") or src.get("url"))
+    if kind in ("directory", "file", "url"):
+        return kind, str(src.get("url", "")) or None
+    return REGISTRY, None

@@ -9,7 +9,7 @@ dependency graph, so direct dependencies come from pyproject.toml.
 from __future__ import annotations
 
 from ._common import REGISTRY, Candidate
-from ._pyproject import every, named, tables
+from ._pyproject import every, locked_copy, named, tables
 
 
 def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]:
@@ -21,17 +21,16 @@ def entries(text: str, ctx) -> list[Candidate]:
 
 
 def _copy(pkg: dict, name: str, tier: int) -> Candidate:
-    version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
-    source, ref = REGISTRY, None
+    return locked_copy(pkg, "packages", name, tier, _source(pkg), pkg.get("marker"))
+
+
+def _source(pkg: dict) -> tuple[str, str | None]:
     if isinstance(pkg.get("vcs"), dict):
         vcs = pkg["vcs"]
-        source, ref = "git", str(vcs.get("commit-id") or vcs.get("url") or "") or None
-    elif isinstance(pkg.get("directory"), dict):
-        source, ref = "directory", str(pkg["directory"].get("path", "")) or None
-    elif isinstance(pkg.get("archive"), dict):
+        return "git", str(vcs.get("commit-id") or vcs.get("url") or "") or None
+    if isinstance(pkg.get("directory"), dict):
+        return "directory", str(pkg["directory"].get("path", "")) or None
+    if isinstance(pkg.get("archive"), dict):
         archive = pkg["archive"]
-        source, ref = "url", str(archive.get("url") or archive.get("path") or "") or None
-    if source != REGISTRY:
-        version = None
-    return Candidate(name, version, f"packages {pkg.get('name')} {pkg.get('version', '')}".strip(),
-                     tier, source, ref, marker=pkg.get("marker"))
+        return "url", str(archive.get("url") or archive.get("path") or "") or None
+    return REGISTRY, None

@@ -11,17 +11,7 @@ versions; git sources carry the commit after ``#``.
 from __future__ import annotations
 
 from . import _toml
-from ._common import (
-    CWD_DIRECT,
-    OTHER_DIRECT,
-    REGISTRY,
-    ROOT_DIRECT,
-    TRANSITIVE,
-    Candidate,
-    LockfileError,
-    git_commit,
-    importer_for,
-)
+from ._common import REGISTRY, ROOT_DIRECT, TRANSITIVE, Candidate, LockfileError, git_commit, importer_tiers
 
 _LOCAL = {"editable": "directory", "virtual": "directory", "directory": "directory", "path": "file",
           "url": "url"}
@@ -85,9 +75,9 @@ def candidates(text: str, name: str, rel: str, lock_dir: str) -> list[Candidate]
         if pep503(pkg["name"]) != name:
             continue
         out.append(_copy(pkg, name, source, ref))
-    cwd = importer_for(rel, [i for i in importers if i != "."])
+    levels = importer_tiers(rel, importers)
     for imp, pkg in importers.items():
-        level = CWD_DIRECT if imp == cwd and imp != "." else ROOT_DIRECT if imp == "." else OTHER_DIRECT
+        level = levels[imp]
         for dep in _declared(pkg):
             if pep503(str(dep.get("name", ""))) != name:
                 continue

@@ -15,14 +15,13 @@ import os
 from ._common import (
     ALIAS,
     CWD_DIRECT,
-    OTHER_DIRECT,
     REGISTRY,
     ROOT_DIRECT,
     TRANSITIVE,
     Candidate,
     LockfileError,
     git_commit,
-    importer_for,
+    importer_tiers,
     is_git_spec,
     read_json_object,
     split_name_spec,
@@ -237,7 +236,7 @@ def _berry(text: str, name: str, rel: str) -> list[Candidate]:
         if candidate.name != name and (candidate.alias or candidate.name) != name:
             continue
         out[key] = candidate
-    cwd = importer_for(rel, [w for w in workspaces if w != "."])
+    levels = importer_tiers(rel, workspaces)
     for ws, deps in workspaces.items():
         spec = deps.get(name)
         if not isinstance(spec, str):
@@ -248,8 +247,7 @@ def _berry(text: str, name: str, rel: str) -> list[Candidate]:
         key = by_descriptor.get(f"{name}@{spec}")
         if key is None or key not in out or out[key].name != name:
             continue
-        level = CWD_DIRECT if ws == cwd and ws != "." else ROOT_DIRECT if ws == "." else OTHER_DIRECT
-        out[key].tier = min(out[key].tier, level)
+        out[key].tier = min(out[key].tier, levels[ws])
     return list(out.values())
 
 

@@ -249,19 +249,19 @@ def parse_spec(spec: str):
         position += 1
         return tokens[position - 1]
 
-    def alternatives():
-        options = [conjunction()]
-        while peek() == "|":
+    def joined(separator, operand, combine):
+        """``operand (separator operand)*``: one test, or ``combine`` (any, all) of several."""
+        parts = [operand()]
+        while peek() == separator:
             take()
-            options.append(conjunction())
-        return options[0] if len(options) == 1 else (lambda v: any(o(v) for o in options))
+            parts.append(operand())
+        return parts[0] if len(parts) == 1 else (lambda v: combine(p(v) for p in parts))
+
+    def alternatives():
+        return joined("|", conjunction, any)
 
     def conjunction():
-        parts = [atom()]
-        while peek() == ",":
-            take()
-            parts.append(atom())
-        return parts[0] if len(parts) == 1 else (lambda v: all(p(v) for p in parts))
+        return joined(",", atom, all)
 
     def atom():
         token = peek()

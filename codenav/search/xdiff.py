@@ -198,15 +198,12 @@ def _split(h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: 
                 i1 = kvdf[d]
                 i2 = i1 - d
                 v = (i1 - off1) + (i2 - off2) - dd
+                # a snake: the _SNAKE_CNT records before (i1, i2) are equal
                 if (v > _K_HEUR * ec and v > best and off1 + _SNAKE_CNT <= i1 < lim1
-                        and off2 + _SNAKE_CNT <= i2 < lim2):
-                    k = 1
-                    while h1[i1 - k] == h2[i2 - k]:
-                        if k == _SNAKE_CNT:
-                            best = v
-                            found = (i1, i2)
-                            break
-                        k += 1
+                        and off2 + _SNAKE_CNT <= i2 < lim2
+                        and h1[i1 - _SNAKE_CNT:i1] == h2[i2 - _SNAKE_CNT:i2]):
+                    best = v
+                    found = (i1, i2)
             if best > 0:
                 return found[0], found[1], True, False
             best = 0
@@ -215,15 +212,12 @@ def _split(h1: list[int], off1: int, lim1: int, h2: list[int], off2: int, lim2: 
                 i1 = kvdb[d]
                 i2 = i1 - d
                 v = (lim1 - i1) + (lim2 - i2) - dd
+                # a snake: the _SNAKE_CNT records from (i1, i2) on are equal
                 if (v > _K_HEUR * ec and v > best and off1 < i1 <= lim1 - _SNAKE_CNT
-                        and off2 < i2 <= lim2 - _SNAKE_CNT):
-                    k = 0
-                    while h1[i1 + k] == h2[i2 + k]:
-                        if k == _SNAKE_CNT - 1:
-                            best = v
-                            found = (i1, i2)
-                            break
-                        k += 1
+                        and off2 < i2 <= lim2 - _SNAKE_CNT
+                        and h1[i1:i1 + _SNAKE_CNT] == h2[i2:i2 + _SNAKE_CNT]):
+                    best = v
+                    found = (i1, i2)
             if best > 0:
                 return found[0], found[1], False, True
 
@@ -387,6 +381,20 @@ def _slide_up(side: _Side, g: list[int]) -> bool:
     return False
 
 
+def _nearest_indent(side: _Side, records: range) -> tuple[int, int]:
+    """(blank records passed over, the indent of the first non-blank one) along ``records``: the
+    indent is -1 when there is none, 0 once _MAX_BLANKS blanks are passed (measure_split)."""
+    blanks = 0
+    for i in records:
+        indent = side.indent(i)
+        if indent != -1:
+            return blanks, indent
+        blanks += 1
+        if blanks == _MAX_BLANKS:
+            return blanks, 0
+    return blanks, -1
+
+
 def _split_score(side: _Side, split: int, score: list[int]) -> None:
     """Add the badness of a split just above record ``split`` to score [indent, penalty]."""
     n = side.n
@@ -394,24 +402,8 @@ def _split_score(side: _Side, split: int, score: list[int]) -> None:
         end_of_file, indent = True, -1
     else:
         end_of_file, indent = False, side.indent(split)
-    pre_blank, pre_indent = 0, -1
-    for i in range(split - 1, -1, -1):
-        pre_indent = side.indent(i)
-        if pre_indent != -1:
-            break
-        pre_blank += 1
-        if pre_blank == _MAX_BLANKS:
-            pre_indent = 0
-            break
-    post_blank, post_indent = 0, -1
-    for i in range(split + 1, n):
-        post_indent = side.indent(i)
-        if post_indent != -1:
-            break
-        post_blank += 1
-        if post_blank == _MAX_BLANKS:
-            post_indent = 0
-            break
+    pre_blank, pre_indent = _nearest_indent(side, range(split - 1, -1, -1))
+    post_blank, post_indent = _nearest_indent(side, range(split + 1, n))
 
     penalty = 0
     if pre_indent == -1 and pre_blank == 0:

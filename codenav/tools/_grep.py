@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from . import CliOptions
 
 FILE, REPO = "grep_file", "grep_repo"
+MAX_PATTERN = 1000
 # The flags only grep_repo knows (all but the target's, the output's and grep_file's --context):
 # given with a file PATH, that file is searched through grep_repo.
 REPO_FLAGS = tuple(o.dest for o in GREP.options if o not in TARGET + OUTPUT and o.argument != "context")
@@ -37,6 +38,18 @@ _REGEX_SIGNALS_PATTERN = (
     r"|\(\?[aiLmsux]+\)"                 # inline flags
     r"|[^\s{(]\{\d+(?:,\d*)?\}"          # brace quantifiers
 )
+
+
+def check_pattern(pattern: Any) -> str:
+    """The pattern both tools take, or INVALID_ARGUMENT: a non-empty single line (matching is
+    line by line) of at most MAX_PATTERN characters."""
+    if not isinstance(pattern, str) or pattern == "":
+        raise invalid("pattern must be a non-empty string", "pattern")
+    if len(pattern) > MAX_PATTERN:
+        raise invalid(f"pattern is longer than {MAX_PATTERN} characters", "pattern")
+    if "\n" in pattern or "\r" in pattern:
+        raise invalid("pattern must be a single line: matching is line by line", "pattern")
+    return pattern
 
 
 def looks_like_regex(pattern: str) -> bool:

@@ -30,7 +30,6 @@ DESCRIPTION = (
 )
 EPILOG = SEMANTICS
 ERROR_EXIT = 2
-MAX_PATTERN = 1000
 MAX_CONTEXT = 100
 
 
@@ -58,13 +57,7 @@ def _blocks(matches: list[int], context: int, total: int) -> list[tuple[int, int
 
 def _checked(args: dict[str, Any]) -> tuple[str, int, str]:
     """(pattern, context, path), or INVALID_ARGUMENT: what can be said before the file is read."""
-    pattern = args.get("pattern")
-    if not isinstance(pattern, str) or pattern == "":
-        raise invalid("pattern must be a non-empty string", "pattern")
-    if len(pattern) > MAX_PATTERN:
-        raise invalid(f"pattern is longer than {MAX_PATTERN} characters", "pattern")
-    if "\n" in pattern or "\r" in pattern:
-        raise invalid("pattern must be a single line: matching is line by line", "pattern")
+    pattern = _grep.check_pattern(args.get("pattern"))
     context = args.get("context", 0)
     if isinstance(context, bool) or not isinstance(context, int) or not 0 <= context <= MAX_CONTEXT:
         raise invalid(f"context must be an integer from 0 to {MAX_CONTEXT}", "context")

@@ -21,7 +21,6 @@ NAME = "grep_repo"
 COMMAND = "grep"
 HELP = "search every file of a package or repository (literal or Python regex)"
 ERROR_EXIT = 2
-MAX_PATTERN = 1000
 MAX_CONTEXT = 10
 DEFAULT_MATCHES = 50
 MAX_MATCHES = 1000
@@ -43,13 +42,9 @@ def _int(args: dict[str, Any], key: str, low: int, high: int | None, default: in
 
 def _check(args: dict[str, Any]) -> dict[str, Any]:
     """The search options, or INVALID_ARGUMENT naming the field; before any download."""
-    pattern = args.get("pattern")
-    if not isinstance(pattern, str) or pattern == "":
-        raise invalid("pattern must be a non-empty string", "pattern")
-    if len(pattern) > MAX_PATTERN:
-        raise invalid(f"pattern is longer than {MAX_PATTERN} characters", "pattern")
-    if "\n" in pattern or "\r" in pattern:
-        raise invalid("pattern must be a single line: matching is line by line", "pattern")
+    from ._grep import check_pattern
+
+    pattern = check_pattern(args.get("pattern"))
     for key in _BOOLEANS:
         if not isinstance(args.get(key, False), bool):
             raise invalid(f"{key} must be true or false", key)
