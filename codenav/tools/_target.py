@@ -54,17 +54,39 @@ def open_entry(args: dict[str, Any], cli: Any = None) -> Opened:
     if cli is not None and cli.opened is not None:
         return cli.opened
     from ..cache import open_entry as open_cached
+
+    target, opened = _request(args)
+    if opened is None:
+        return Opened(open_cached(target, wait_ms(args)))
+    opened.entry = open_cached(target, wait_ms(args))
+    return opened
+
+
+def open_warm(args: dict[str, Any]) -> Opened | None:
+    """``open_entry`` when the cache already holds the package (no lock, no process), else None
+    (a git target's ref is resolved by the cold path: tools/_many.py opens those there)."""
+    from ..cache.aliases import cached
+
+    target, opened = _request(args)
+    if opened is None:
+        return None
+    opened.entry = cached(target)
+    return opened if opened.entry is not None else None
+
+
+def _request(args: dict[str, Any]) -> tuple[Any, Opened | None]:
+    """(the target to open, and for a package the request's ``Opened`` without its entry yet)."""
     from ..targets import PackageTarget, version_source
 
     target = from_args(args)
-    wait = wait_ms(args)
+    wait_ms(args)  # checked before the lockfile is read, as ever
     if not isinstance(target, PackageTarget):
-        return Opened(open_cached(target, wait))
+        return target, None
     target, source, others, warnings = version_source(target, args)
     echo: dict[str, Any] = {"versionSource": source}
     if others:
         echo["otherLockedVersions"] = others
-    return Opened(open_cached(target, wait), echo, warnings, {"name": target.name, "version": target.version})
+    return target, Opened(None, echo, warnings, {"name": target.name, "version": target.version})
 
 
 def with_warnings(result: dict[str, Any], entry: Any) -> dict[str, Any]:

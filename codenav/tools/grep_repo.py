@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..budget import BUDGET_BYTES, BUDGET_LINES
 from ..errors import invalid
 from ..paths import short_hash
-from . import _target
+from . import _many, _target
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
@@ -103,6 +103,8 @@ def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     from ..search import grep
 
     options = _check(args)
+    if _many.requested(args):
+        return _run_many(args, options, cli)
     entry = _target.open_entry(args, cli)
     files, binary, large = _scope(entry.searchable(), options)
     if entry.ranged:  # the members in scope, fetched by range first (bounded: cache/lazy.py)
@@ -154,6 +156,117 @@ def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     return _target.with_warnings(result, entry)
 
 
+def _run_many(args: dict[str, Any], options: dict[str, Any], cli: Any) -> dict[str, Any]:
+    """grep_repo over several targets (tools/_many.py): each searched in turn, as one search
+    would search them, with exact totals over all and one cursor across them (SPEC §2.12)."""
+    import sys
+    import time
+
+    from ..search import grep
+
+    items = _many.target_args(args)  # before any download
+    progress = cli is not None and sys.stderr.isatty()
+    opened, skipped = _many.open_all(items, progress)
+    specs = _many.labels(opened)
+    keys = [options[k] for k in ("pattern", "regex", "case_sensitive", "whole_words", "path_prefix", "glob",
+                                 "max_matches_per_file")]
+    fingerprint = _many.fingerprint(opened, *keys)
+    first, inner = 0, None
+    if args.get("cursor") is not None:
+        first, inner = _many.decode_cursor(args["cursor"], fingerprint, len(opened))
+    unbounded = cli is not None and cli.plain
+    room = args.get("max_matches") if unbounded else options["max_matches"]
+    budget, lines_left = (None, None) if unbounded else (BUDGET_BYTES - 4096 - budget_of(specs, skipped),
+                                                        BUDGET_LINES - 50 - len(skipped))
+    deadline = time.monotonic() + grep.timeout()
+    totals = {"totalMatches": 0, "filesMatched": 0, "filesScanned": 0}
+    files_out: list[dict[str, Any]] = []
+    plain: list[bytes] = []
+    binary = large = 0
+    cursor = reason = None
+    for index, (entry, spec) in enumerate(zip(opened, specs, strict=True)):
+        files, skipped_binary, skipped_large = _scope(entry.searchable(), options)
+        binary += skipped_binary
+        large += skipped_large
+        if entry.ranged:
+            from ..cache import lazy
+
+            lazy.ensure(entry, [f[0] for f in files], "this search")
+        own = short_hash(repr([entry.key] + keys))[:12]  # the one-target search's fingerprint
+        start = None
+        if index == first and inner is not None:
+            path, line, offset, shown = grep.decode_cursor(inner, own)
+            at = next((i for i, f in enumerate(files) if f[0] == path), None)
+            if at is None:
+                raise invalid("cursor is not one this search returned; repeat the search without it", "cursor")
+            start = (at, line, offset, shown)
+        detailing = index >= first and cursor is None  # this target's lines may join the page
+        want = room if detailing else 0
+        if detailing and budget is not None and budget < 2048:  # the page is full: count only, from here on
+            want, reason = 0, "budget"
+        if unbounded and cli.from_bytes and detailing:
+            from ..search import plain as plain_grep
+
+            found, out = plain_grep.search(entry.path + "/tree", files, options, deadline)
+            if out:
+                prefix = spec.encode() + b" "
+                plain.append(prefix + out[:-1].replace(b"\n", b"\n" + prefix) + b"\n")
+        else:
+            found = grep.search(
+                entry.path + "/tree", files, options, start=start,
+                max_matches=want,
+                cap=options["max_matches_per_file"], context=options["context"],
+                window=cli.max_columns if unbounded else grep.WINDOW, deadline=deadline,
+                encode=lambda *where, own=own: grep.encode_cursor(own, *where),
+                budget=budget if detailing else None, line_budget=lines_left if detailing else None)
+        for key in totals:
+            totals[key] += found[key]
+        if detailing:
+            for item in found["files"]:
+                files_out.append({"target": spec, **item})
+            shown = sum(1 for item in found["files"] for block in item["blocks"] for ln in block["lines"]
+                        if "column" in ln)
+            if room is not None:
+                room -= shown
+            if budget is not None:
+                from ..budget import json_size
+
+                budget -= json_size(found["files"]) + len(spec) * len(found["files"])
+                lines_left -= sum(len(block["lines"]) for item in found["files"] for block in item["blocks"])
+            if found["hasMore"] and found.get("nextCursor"):
+                cursor = _many.encode_cursor(fingerprint, index, found["nextCursor"])
+                reason = reason or found.get("truncatedReason")
+        if found.get("truncatedReason") == "time":
+            reason = "time"
+            break  # the deadline is the whole search's: what is left is not searched
+    result: dict[str, Any] = {"targets": specs, "skippedTargets": skipped, "pattern": options["pattern"]}
+    given = {_FILTER_KEYS[k]: args[k] for k in _FILTER_KEYS if args.get(k) is not None}
+    if given:
+        result["filter"] = given
+    result.update(files=files_out, **totals, binaryFilesSkipped=binary, largeFilesSkipped=large,
+                  hasMore=cursor is not None or reason == "time")
+    if cursor is not None:
+        result["nextCursor"] = cursor
+    if reason is not None:
+        result["truncatedReason"] = reason
+    hint = _hint(result, options, grep.max_file_bytes(), unbounded)
+    if hint:
+        result["hint"] = hint
+    if cli is not None and cli.from_bytes:
+        result["_plain"] = b"".join(plain)
+    found_warnings = _many.warnings(opened)
+    if found_warnings:
+        result["warnings"] = found_warnings
+    return result
+
+
+def budget_of(specs: list[str], skipped: list[dict[str, Any]]) -> int:
+    """The bytes the list of targets and the skipped ones take in the envelope."""
+    from ..budget import json_size
+
+    return json_size(specs) + json_size(skipped)
+
+
 def _hint(result: dict[str, Any], options: dict[str, Any], limit: int, plain: bool) -> str:
     reason = result.get("truncatedReason")
     notes = []
@@ -193,12 +306,13 @@ def text(result: dict[str, Any], words: Any = None) -> str:
     ``path:N:text`` / ``path-N-text`` lines, ``--`` between blocks when context was asked."""
     from . import _answer
 
+    many = "targets" in result
     scope = [f"{result['filesScanned']} searched"]
     if result["binaryFilesSkipped"]:
         scope.append(f"{result['binaryFilesSkipped']} binary")
     if result["largeFilesSkipped"]:
         scope.append(f"{result['largeFilesSkipped']} too large")
-    header = (f"{_answer.target_label(result['target'])} · "
+    header = (f"{_many.summary(result)} · " if many else f"{_answer.target_label(result['target'])} · ") + (
               f"{_answer.plural(result['totalMatches'], 'matching line')} in "
               f"{_answer.plural(result['filesMatched'], 'file')} ({', '.join(scope)})")
     if result.get("truncatedReason") == "time":
@@ -207,9 +321,13 @@ def text(result: dict[str, Any], words: Any = None) -> str:
         header += _answer.more(f"cursor={result['nextCursor']}", words)
     separate = bool(result.get("filter", {}).get("context"))
     body: list[str] = []
+    group = None
     for item in result["files"]:
         path = item["path"]
-        if separate and body:
+        if many and item["target"] != group:  # one line names the target of the lines under it
+            group = item["target"]
+            body.append(f"[{group}]\n")
+        elif separate and body:
             body.append("--\n")
         shown = 0
         for index, block in enumerate(item["blocks"]):
@@ -221,7 +339,7 @@ def text(result: dict[str, Any], words: Any = None) -> str:
                 body.append(f"{path}{mark}{ln['line']}{mark}{_shown(ln)}\n")
         if item["matchCount"] > shown:
             body.append(f"{path}: {item['matchCount'] - shown} more matching lines not shown\n")
-    return _answer.join(header, _answer.notes(result, words), "".join(body))
+    return _answer.join(header, _many.skipped_lines(result) + _answer.notes(result, words), "".join(body))
 
 
 def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
@@ -235,7 +353,7 @@ def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
     first = True
     write = out.write
     for item in result["files"]:
-        path = item["path"]
+        path = f"{item['target']} {item['path']}" if "target" in item else item["path"]
         for block in item["blocks"]:
             if separate and not first:
                 write("--\n")
@@ -243,6 +361,7 @@ def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
             for ln in block["lines"]:
                 mark = ":" if ln["match"] else "-"
                 write(f"{path}{mark}{ln['line']}{mark}{ln['text']}\n")
+    _many.render_skipped(result, err)
     if result.get("hint"):
         from ..words import for_cli
 

@@ -13,7 +13,7 @@ import os
 
 from ..errors import invalid
 from ..targets import validate_path
-from . import _target
+from . import _many, _target
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
@@ -98,8 +98,24 @@ def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
 
     query, prefix, kinds, match, case_sensitive, limit = _check(args)  # before any download
     fingerprint = _fingerprint(query, prefix, kinds, match, case_sensitive)
+    if _many.requested(args):
+        return _run_many(args, cli, fingerprint)
     start = _offset(args.get("cursor"), fingerprint)
     entry = _target.open_entry(args, cli)
+    mode, found, recorded = _definitions(entry, query, prefix, kinds, match, case_sensitive)
+    page = _page(found, start, limit)
+    result: dict[str, Any] = {"target": entry.target, "query": query, "matchMode": mode, "results": page,
+                              "totalResults": len(found), "hasMore": False, "nextCursor": None,
+                              "filesIndexed": recorded.get("files", 0), "filesSkipped": recorded.get("skipped", 0)}
+    return _paged(result, page, start, len(found), fingerprint, cli, mode, kinds, prefix, case_sensitive)
+
+
+def _definitions(entry: Any, query: str, prefix: str | None, kinds: list[str] | None, match: str | None,
+                 case_sensitive: bool) -> tuple[str, list[Any], dict[str, int]]:
+    """(match mode, the definitions found best first, the index's counts) in one target."""
+    from ..search.symbols import counts, search
+    from ..search.symbols.sidecar import write
+
     if entry.ranged and not os.path.exists(entry.sidecar_path(SIDECAR)):
         # The index reads every source file: fetch them by range first (bounded: cache/lazy.py).
         from ..cache import lazy
@@ -112,23 +128,59 @@ def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     if prefix:  # the core tests a string prefix; a directory prefix must not take 'libx' for 'lib'
         under = prefix + "/"
         found = [s for s in found if s.path == prefix or s.path.startswith(under)]
+    return mode, found, counts(index) or {}
+
+
+def _page(found: list[Any], start: int, limit: int) -> list[dict[str, Any]]:
     if start > len(found):
         raise invalid("the cursor is past the last result; start again without a cursor", "cursor")
-    page = [s.as_dict() for s in found[start:start + limit]]
-    recorded = counts(index) or {}
-    result: dict[str, Any] = {"target": entry.target, "query": query, "matchMode": mode, "results": page,
-                              "totalResults": len(found), "hasMore": False, "nextCursor": None,
-                              "filesIndexed": recorded.get("files", 0), "filesSkipped": recorded.get("skipped", 0)}
+    return [s if isinstance(s, dict) else s.as_dict() for s in found[start:start + limit]]  # multi: dicts already
+
+
+def _run_many(args: dict[str, Any], cli: Any, fingerprint: str) -> dict[str, Any]:
+    """search_symbols over several targets (tools/_many.py): the union of the one-target
+    answers in target order; by default exact names wherever one target has one, else the
+    prefix matches (the one-target rule, over the union: SPEC §2.12)."""
+    import sys
+
+    query, prefix, kinds, match, case_sensitive, limit = _check(args)
+    items = _many.target_args(args)  # before any download
+    cursor = args.get("cursor")
+    if cursor is not None:  # the query's part before any download, the targets' once they are open
+        _offset(cursor.rpartition(".")[0] if isinstance(cursor, str) else cursor, fingerprint)
+    opened, skipped = _many.open_all(items, cli is not None and sys.stderr.isatty())
+    specs = _many.labels(opened)
+    fingerprint = f"{fingerprint}.{_many.fingerprint(opened)[:8]}"  # a cursor names the targets too
+    start = _offset(cursor, fingerprint)
+    per = [_definitions(entry, query, prefix, kinds, match, case_sensitive) for entry in opened]
+    mode = match or ("exact" if any(m == "exact" and found for m, found, _ in per) else "prefix")
+    found = [{"target": spec, **s.as_dict()} for spec, (m, hits, _) in zip(specs, per, strict=True)
+             if m == mode for s in hits]
+    page = _page(found, start, limit)
+    result: dict[str, Any] = {"targets": specs, "skippedTargets": skipped, "query": query, "matchMode": mode,
+                              "results": page, "totalResults": len(found), "hasMore": False, "nextCursor": None,
+                              "filesIndexed": sum(c.get("files", 0) for _, _, c in per),
+                              "filesSkipped": sum(c.get("skipped", 0) for _, _, c in per)}
+    result = _paged(result, page, start, len(found), fingerprint, cli, mode, kinds, prefix, case_sensitive)
+    found_warnings = _many.warnings(opened)
+    if found_warnings:
+        result["warnings"] = found_warnings
+    return result
+
+
+def _paged(result: dict[str, Any], page: list[dict[str, Any]], start: int, total: int, fingerprint: str, cli: Any,
+           mode: str, kinds: list[str] | None, prefix: str | None, case_sensitive: bool) -> dict[str, Any]:
+    """``result`` with its page fitted to the output budget, the cursor and the hint."""
     if cli is None or not cli.plain:  # plain output is for pipes: max_results alone bounds it
         page = _fit(result, page)
         result["results"] = page
     end = start + len(page)
-    if end < len(found):
+    if end < total:
         result["hasMore"] = True
         result["nextCursor"] = f"{end}-{fingerprint}"
-        result["hint"] = (f"showing results {start + 1}-{end} of {len(found)}; call again with cursor="
+        result["hint"] = (f"showing results {start + 1}-{end} of {total}; call again with cursor="
                           f"{result['nextCursor']} for more, or narrow with kind or path_prefix")
-    elif not found:
+    elif not total:
         result["hint"] = _none_hint(mode, kinds, prefix, case_sensitive)
     return result
 

@@ -1,0 +1,254 @@
+"""What grep_repo and search_symbols share when they search several targets (SPEC §2.12).
+
+``targets`` (a list of target strings, at most ``MAX_TARGETS``) or ``deps`` (``"direct"`` or
+``"all"``: the packages the project's lockfiles pin, lockfiles/project.py) stands in place of
+the one target. ``target_args`` turns either into one argument dict per target (before any
+download: a malformed string is INVALID_ARGUMENT for the whole call); ``open_all`` opens them,
+warm ones in this thread and cold ones concurrently (``CODENAV_FETCH_CONCURRENCY``, default 8),
+and sets a target that fails aside as a ``skippedTargets`` row (its target string, code,
+message, whether a retry can help) — the call fails only when every target does.
+
+Order is the targets' as given (``deps``: the lockfile table's order, then name and version),
+each target once: the tools search them in that order, so one cursor (the target's index and
+that target's own cursor) pages through the union without a gap or a repeat.
+"""
+
+from __future__ import annotations
+
+from ..errors import CodenavError, invalid
+
+TYPE_CHECKING = False  # annotations only: a warm call must not import typing
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ._target import Opened
+
+MAX_TARGETS = 50
+DEFAULT_CONCURRENCY = 8
+CONCURRENCY_VARIABLE = "CODENAV_FETCH_CONCURRENCY"
+DEPS = ("direct", "all")
+# The one-target fields ``targets`` and ``deps`` replace: giving both is a mistake.
+SINGLE_FIELDS = ("target", "registry", "package_name", "version", "artifact", "repo_url", "git_ref")
+
+
+def requested(args: dict[str, Any]) -> bool:
+    """Whether ``args`` name several targets (``targets`` or ``deps``) instead of one."""
+    return args.get("targets") is not None or args.get("deps") is not None
+
+
+def target_args(args: dict[str, Any]) -> list[dict[str, Any]]:
+    """One argument dict per target (the seed's fields, plus the shared ``wait_timeout_ms`` and
+    ``project_dir``), each target once, in order; INVALID_ARGUMENT before any download."""
+    from ..targets import parse_target
+
+    many, deps = args.get("targets"), args.get("deps")
+    key = "targets" if many is not None else "deps"
+    if many is not None and deps is not None:
+        raise invalid("give targets or deps, not both", "deps")
+    given = [field for field in SINGLE_FIELDS if args.get(field) is not None]
+    if given:
+        raise invalid(f"give {key} or {given[0]}, not both: {key} stands in place of the one target", key)
+    shared = {k: args[k] for k in ("wait_timeout_ms", "project_dir") if args.get(k) is not None}
+    if deps is not None:
+        items = _locked(deps, args)
+    else:
+        if (not isinstance(many, list) or not many or len(many) > MAX_TARGETS
+                or not all(isinstance(t, str) for t in many)):
+            raise invalid(f"targets must be a list of 1 to {MAX_TARGETS} target strings such as "
+                          "'npm:express@4.21.2'", "targets")
+        items = []
+        for text in many:
+            try:
+                items.append(parse_target(text))
+            except CodenavError as exc:
+                raise invalid(f"targets: {exc.message}", "targets", target=text) from None
+    seen: set[tuple] = set()
+    unique = []
+    for item in items:
+        mark = tuple(sorted(item.items()))
+        if mark not in seen:
+            seen.add(mark)
+            unique.append({**item, **shared})
+    return unique
+
+
+def _locked(deps: Any, args: dict[str, Any]) -> list[dict[str, Any]]:
+    """The project's locked packages as target fields: direct dependencies, or ``all``."""
+    if deps not in DEPS:
+        raise invalid("deps must be 'direct' (the project's direct dependencies) or 'all' (every locked package)",
+                      "deps")
+    from ..lockfiles.project import locked_dependencies
+    from .list_deps import _start
+
+    start = _start(args)
+    locks = locked_dependencies(start)
+    chosen = [d for d in locks.dependencies if deps == "all" or d.direct]
+    if not chosen:
+        found = ", ".join(f for _, f in locks.lockfiles)
+        why = f"{found} lock no {'package' if deps == 'all' else 'direct dependency'}" if found else (
+            "no lockfile was found from the project directory up to the project root (a directory holding .git)")
+        raise invalid(f"deps={deps}: {why}; pass project_dir (CLI: --project DIR) to name the project, or targets",
+                      "deps")
+    return [{"registry": d.registry, "package_name": d.name, "version": d.version} for d in chosen]
+
+
+def concurrency() -> int:
+    """How many cold targets are fetched at once (``CODENAV_FETCH_CONCURRENCY``, 1 to 64)."""
+    import os
+
+    try:
+        value = int(os.environ.get(CONCURRENCY_VARIABLE, DEFAULT_CONCURRENCY))
+    except ValueError:
+        return DEFAULT_CONCURRENCY
+    return min(max(value, 1), 64)
+
+
+def open_all(items: list[dict[str, Any]], progress: bool = False) -> tuple[list[Opened], list[dict[str, Any]]]:
+    """(the opened targets, in order; the ``skippedTargets`` rows of those that failed).
+
+    A target the cache holds opens here at once; the others are opened by a pool of threads
+    (each waits on its indexer process), ``progress`` drawing one line on stderr meanwhile.
+    Every target failing raises the first one's error, naming all of them.
+    """
+    from . import _target
+
+    outcomes: list[Any] = [None] * len(items)
+    cold = []
+    for index, item in enumerate(items):
+        try:
+            outcomes[index] = _target.open_warm(item)
+        except CodenavError as exc:
+            outcomes[index] = exc
+        if outcomes[index] is None:
+            cold.append(index)
+    if cold:
+        _open_cold(items, cold, outcomes, progress)
+    opened, skipped = [], []
+    for item, outcome in zip(items, outcomes, strict=True):
+        if isinstance(outcome, CodenavError):
+            skipped.append({"target": _spelled(item), "code": outcome.code, "message": outcome.message,
+                            "retryable": outcome.retryable})
+        else:
+            opened.append(outcome)
+    if not opened:
+        first = next(o for o in outcomes if isinstance(o, CodenavError))
+        if len(skipped) == 1:
+            raise first
+        raise CodenavError(first.code, f"none of the {len(skipped)} targets could be searched: "
+                           + "; ".join(f"{s['target']}: {s['code']}" for s in skipped),
+                           retryable=any(s["retryable"] for s in skipped), details={"skippedTargets": skipped})
+    return opened, skipped
+
+
+def _open_cold(items: list[dict[str, Any]], cold: list[int], outcomes: list[Any], progress: bool) -> None:
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+
+    from . import _target
+
+    def one(index: int) -> Any:
+        try:
+            return _target.open_entry(items[index])
+        except CodenavError as exc:
+            return exc
+        except Exception as exc:  # a bug opening one target: that target's INTERNAL row, not the call's
+            from ..errors import internal
+
+            return internal(exc)
+
+    done = 0
+    with ThreadPoolExecutor(max_workers=min(concurrency(), len(cold)), thread_name_prefix="codenav-fetch") as pool:
+        futures = {pool.submit(one, index): index for index in cold}
+        for future in as_completed(futures):
+            outcomes[futures[future]] = future.result()
+            done += 1
+            if progress:
+                _progress(f"fetched {done} of {len(cold)} targets not yet cached")
+    if progress:
+        _progress("")
+
+
+def _progress(line: str) -> None:
+    import sys
+
+    sys.stderr.write("\r\x1b[2K" + (f"codenav: {line}" if line else ""))
+    sys.stderr.flush()
+
+
+def _spelled(item: dict[str, Any]) -> str:
+    """A target's fields as the target string a caller gave or would give."""
+    if "repo_url" in item:
+        return f"git:{item['repo_url']}" + (f"#{item['git_ref']}" if item.get("git_ref") else "")
+    return f"{item['registry']}:{item['package_name']}" + (f"@{item['version']}" if item.get("version") else "")
+
+
+def labels(opened: list[Opened]) -> list[str]:
+    """Each opened target as the target string read_file takes, resolved version included."""
+    from ._answer import label
+
+    return [label(o.target) for o in opened]
+
+
+def warnings(opened: list[Opened]) -> list[str]:
+    """The targets' warnings, each once, in order."""
+    out: list[str] = []
+    for o in opened:
+        out.extend(w for w in o.warnings if w not in out)
+    return out
+
+
+# --- the answer ---------------------------------------------------------------------------------
+
+def summary(result: dict[str, Any]) -> str:
+    """The header's opening: what was searched (the one target's string when there is one)."""
+    from ._answer import plural
+
+    searched = result["targets"]
+    text = searched[0] if len(searched) == 1 else plural(len(searched), "target")
+    if result["skippedTargets"]:
+        text += f" ({len(result['skippedTargets'])} skipped)"
+    return text
+
+
+def skipped_lines(result: dict[str, Any]) -> list[str]:
+    """One line per target that could not be searched: its string, the error code and message."""
+    return [f"skipped {s['target']}: {s['code']}: {s['message']}" + (" (a retry may help)" if s["retryable"] else "")
+            for s in result.get("skippedTargets") or ()]
+
+
+def render_skipped(result: dict[str, Any], err: Any) -> None:
+    """The plain CLI's stderr lines for the targets that could not be searched."""
+    for line in skipped_lines(result):
+        err.write(f"codenav: {line}\n")
+
+
+# --- one cursor across the targets ---------------------------------------------------------------
+
+def encode_cursor(fingerprint: str, index: int, inner: str) -> str:
+    """The cursor that continues at target ``index`` with that target's own cursor ``inner``."""
+    import binascii
+
+    raw = f"m1\n{fingerprint}\n{index}\n{inner}".encode()
+    return binascii.b2a_base64(raw, newline=False).decode("ascii").replace("+", "-").replace("/", "_").rstrip("=")
+
+
+def decode_cursor(cursor: str, fingerprint: str, count: int) -> tuple[int, str]:
+    """(target index, that target's cursor) of a cursor this search issued, or INVALID_ARGUMENT."""
+    import binascii
+
+    wrong = invalid("cursor is not one this search returned; repeat the search without it", "cursor")
+    try:
+        padded = cursor.replace("-", "+").replace("_", "/") + "=" * (-len(cursor) % 4)
+        version, mark, index, inner = binascii.a2b_base64(padded).decode().split("\n", 3)
+        number = int(index)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise wrong from None
+    if version != "m1" or mark != fingerprint or not 0 <= number < count:
+        raise wrong
+    return number, inner
+
+
+def fingerprint(opened: list[Opened], *parts: Any) -> str:
+    """What a cursor of a search over ``opened`` is tied to: the targets, in order, and ``parts``."""
+    from ..paths import short_hash
+
+    return short_hash(repr([o.key for o in opened] + list(parts)))[:12]
