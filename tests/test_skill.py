@@ -56,3 +56,11 @@ def test_the_skills_diff_example_and_exit_codes_hold(npm):
     assert run_cli("grep", "npm:express@4.21.2", "nothing here", "index.js").returncode == 1
     assert run_cli("grep", "npm:express@4.21.2", "x", "nope.js").returncode == 2
     assert run_cli("files", "npm:express@9.9.9").returncode == 1
+
+
+def test_the_skill_names_every_registry_and_alias_in_table_order():
+    """The skill's REGISTRY list is every prefix of the registry table, in its order, each with its aliases."""
+    line = re.search(r"REGISTRY one of (.*?):\n", SKILL).group(1)
+    named = re.findall(r"([\w-]+)(?: \(([^)]*)\))?", line)
+    assert [prefix for prefix, _ in named] == list(registries.TABLE)
+    assert {alias: prefix for prefix, aliases in named for alias in aliases.split(", ") if aliases} == registries.ALIASES
