@@ -23,7 +23,7 @@ from tests.fakes.archives import make_zip
 from tests.fakes.http import FakeServer
 from tests.fakes.osv import FakeOsv, record
 from tests.support.cli import ROOT, run_cli
-from tests.support.oracles import node_exports, python_public, recall_precision
+from tests.support.oracles import node_exports, python_public, recall_precision, wheel_files
 
 REVIEW = {"registry": "npm", "package_name": "demo", "from_version": "1.0.0", "to_version": "2.0.0", "view": "review"}
 
@@ -505,3 +505,20 @@ def test_express_changelog_on_the_real_artifacts_is_exactly_the_history_headings
     assert (part["status"], part["file"]) == ("complete", "History.md")
     assert [e["version"] for e in part["entries"]] == want
     assert want[0] == "5.1.0" and want[-1] == "5.0.0-alpha.1" and len(want) == 14
+
+
+def test_the_api_of_a_real_wheel_is_what_ast_reads_from_it(pypi, monkeypatch):
+    """From a release with no modules to requests 2.32.3's real wheel (tests/data/readme), the
+    module-level names added are exactly the ast oracle's public names of that wheel."""
+    monkeypatch.setenv("CODENAV_OSV_URL", "off")
+    wheel = ROOT / "tests" / "data" / "readme" / "requests-2.32.3-py3-none-any.whl"
+    pypi.add("requests", "requests-0.0.1-py3-none-any.whl", make_zip(
+        {"requests-0.0.1.dist-info/METADATA": b"Metadata-Version: 2.1\nName: requests\nVersion: 0.0.1\n",
+         "requests-0.0.1.dist-info/WHEEL": b"Wheel-Version: 1.0\n", "requests-0.0.1.dist-info/RECORD": b""}))
+    pypi.add("requests", wheel.name, wheel.read_bytes())
+    want = python_public(wheel_files(str(wheel)))
+    modules = {m for m, _ in want}
+    api = review(registry="pypi", package_name="requests", from_version="0.0.1", to_version="2.32.3")["review"]["api"]
+    got = {tuple(i["name"].rsplit(".", 1)) for i in api["added"] if i["name"].rsplit(".", 1)[0] in modules}
+    assert recall_precision(got, want) == (1.0, 1.0), (sorted(want - got), sorted(got - want))
+    assert len(want) > 100 and api["removed"] == api["changed"] == []
