@@ -219,12 +219,15 @@ PLAIN_CASES = CASES + [
 
 def rendered(arguments: dict, fast: bool) -> tuple[bytes, str, int]:
     """(stdout bytes, stderr, exit status) of the plain CLI rendering of a grep_repo result, made
-    from the bytes (``fast``) or by the page path."""
+    from the bytes (``fast``: the run's output bytes, then render, as cli.py writes them) or by the
+    page path."""
     import io
 
-    result = grep_repo.run(arguments, cli=CliOptions(plain=True, from_bytes=fast))
-    assert ("_plain" in result) == fast
-    raw = io.BytesIO()
+    options = CliOptions(plain=True, from_bytes=fast)
+    result = grep_repo.run(arguments, cli=options)
+    assert (options.output is not None) == fast and not [key for key in result if key.startswith("_")]
+    raw = io.BytesIO(options.output or b"")
+    raw.seek(0, io.SEEK_END)
     out, err = io.TextIOWrapper(raw, encoding="utf-8", newline="\n"), io.StringIO()
     grep_repo.render(result, out, err)
     out.flush()

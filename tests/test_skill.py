@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from codenav import registries
+from codenav import registries, tools
 from codenav.commands.skill import SKILL
 from codenav.targets import parse_target
 from tests.support import tokens
@@ -30,10 +30,14 @@ def test_the_skill_is_under_two_thousand_tokens():
 
 def test_every_flag_the_skill_names_is_one_the_cli_takes():
     """Each --flag and -x the skill mentions is in the --help of a codenav command."""
-    helps = "".join(run_cli(command, "--help").stdout.decode()
-                    for command in ("files", "read", "grep", "symbols", "diff", "search", "fetch"))
+    helps = "".join(run_cli(command, "--help").stdout.decode() for command in tools.COMMANDS)
     flags = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+|-[a-zA-Z])\b", SKILL))
     assert flags and {flag for flag in flags if flag not in helps} == set()
+
+
+def test_the_skill_shows_every_command():
+    """Each CLI command of the tool registry appears in the skill as `codenav COMMAND`."""
+    assert [command for command in tools.COMMANDS if f"`codenav {command} " not in SKILL] == []
 
 
 def test_every_spec_the_skill_shows_is_read_as_a_target():

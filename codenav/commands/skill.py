@@ -26,6 +26,8 @@ header line with the resolved version and totals, numbered lines and hints.
 
 ## The chain
 
+0. `codenav deps [--all]` — what this project's lockfiles pin (every ecosystem), one SPEC per
+   line, ready for the commands below.
 1. `codenav files SPEC [PATH_PREFIX]` — the files, one path per line.
 2. `codenav symbols SPEC NAME` — where NAME is defined: `path:line:kind:name  signature`.
 3. `codenav read SPEC PATH [--lines N-M]` — a file, verbatim (like cat).
