@@ -72,11 +72,15 @@ def _scan(tree: str, files: list[list], options: dict[str, Any],
     not read, when the matcher can search a mapping (``mappable``)."""
     match = matcher(options)
     map_from = MAP_MIN if match.mappable else None
+    absent = match.absent
     tree_fd = _open_tree(tree)
     try:
         for index, (path, size) in enumerate(files):
             data = read_file(path, size, tree_fd, map_from)
             if isinstance(data, bytes):
+                if len(data) < SMALL and absent(data):  # most small files: one `in`, nothing else
+                    yield index, 0, b""
+                    continue
                 yield index, *_file(match, path, data, marks.get(path))
                 continue
             with data:  # the mapping is closed before the next file is mapped
