@@ -184,6 +184,9 @@ def _run_tool(ns: Any) -> int:
         _write_utf8(module.text(result, for_cli, **view))
     else:
         _notes(result, sys.stderr)
+        if options.output is not None:  # plain output the run already made (grep_repo, from the bytes)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(options.output)
         module.render(result, sys.stdout, sys.stderr, **view)
         target = result.get("target")
         if isinstance(target, dict) and (target.get("yanked") or target.get("deprecated")):

@@ -1,5 +1,6 @@
 """grep_repo's speed machinery changes no result: the text-file sidecar, files kept in memory,
-regexes stopped by SIGALRM in the CLI and by a warm worker process under MCP."""
+regexes stopped by SIGALRM in the CLI and by a warm worker process under MCP, big files mapped
+instead of read, a regex run as its bytes twin over ASCII files."""
 
 from __future__ import annotations
 
@@ -219,12 +220,15 @@ PLAIN_CASES = CASES + [
 
 def rendered(arguments: dict, fast: bool) -> tuple[bytes, str, int]:
     """(stdout bytes, stderr, exit status) of the plain CLI rendering of a grep_repo result, made
-    from the bytes (``fast``) or by the page path."""
+    from the bytes (``fast``: the run's output bytes, then render, as cli.py writes them) or by the
+    page path."""
     import io
 
-    result = grep_repo.run(arguments, cli=CliOptions(plain=True, from_bytes=fast))
-    assert ("_plain" in result) == fast
-    raw = io.BytesIO()
+    options = CliOptions(plain=True, from_bytes=fast)
+    result = grep_repo.run(arguments, cli=options)
+    assert (options.output is not None) == fast and not [key for key in result if key.startswith("_")]
+    raw = io.BytesIO(options.output or b"")
+    raw.seek(0, io.SEEK_END)
     out, err = io.TextIOWrapper(raw, encoding="utf-8", newline="\n"), io.StringIO()
     grep_repo.render(result, out, err)
     out.flush()
@@ -323,3 +327,167 @@ def test_marks_of_another_version_or_file_are_not_used(damage):
     finally:
         with open(sidecar, "wb") as handle:
             handle.write(published)
+
+
+# --- big files mapped, a regex's bytes twin over ASCII text (search/plain.py, search/matchers.py) ---
+
+def line_oracle(pattern: str, case_sensitive: bool, whole_words: bool, data: bytes) -> list[tuple[int, int]]:
+    r"""The lines a regex matches by its definition: each line (split on \n, a trailing newline
+    starts no line) decoded with "replace" and searched alone by the str pattern."""
+    rx = grep.compile_regex(pattern, case_sensitive, whole_words)
+    found, offset = [], 0
+    lines = data.split(b"\n")
+    if not lines[-1]:
+        lines.pop()
+    for raw in lines:
+        if rx.search(raw.decode("utf-8", "replace")):
+            found.append((offset, offset + len(raw)))
+        offset += len(raw) + 1
+    return found
+
+
+TWIN_PATTERNS = [
+    (r"function\s+\w+Node", True), (r"function\s+\w+node", False), (r"\bfoo\b", True), (r"\Bo+\B", True),
+    (r"\d{2,}", True), (r"\D\s\S", True), (r"[A-Z]{3,}", True), (r"[a-z]+", False), (r"(?i)K", True),
+    (r"[Z-a]+", False), (r"[^s]x", False), (r"[^\x00-\x7f]", True), (r"[\x1c-\x1f]", True), (r"a.c", True),
+    (r"\W+", True), (r"^\s*$", True), (r"end$", True), (r"^fun", True), (r"(?a)\s+", True), (r"(a|bc)+d", True),
+    (r"x\sy", True), (r"\S+\x1dq", True), (r"(?s)a.b", True), (r"\x7f", True), (r"foo|\u00e9", True),
+    (r"funct\w*", False), (r"\N{LATIN SMALL LETTER A}b", True), (r"(?u)\w+", True), (r"ab*?c", True),
+]
+ASCII_TEXTS = [
+    b"", b"function fooNode()\nfunction barnode\n", b"no newline at the end: function aNode",
+    b"crlf function xNode\r\nline two 12 34\r\n", b"sep x\x1cy and \x1d\x1e\x1f here\nfoo bar\n",
+    b"\x00\x01\x7f control\tbytes\x0b\x0c\n", b"K k abc ABC a-c aXc\nSsx sx\n", b"\n\n\n   \n\t\n",
+    b"foo " * 40000 + b"end\nfooNode\n", b"ab\nc a\nb\naab\nbcbcd\n", bytes(range(128)) * 3,
+]
+
+
+@pytest.mark.parametrize("pattern,case_sensitive", TWIN_PATTERNS, ids=[p for p, _ in TWIN_PATTERNS])
+@pytest.mark.parametrize("whole_words", [False, True])
+def test_a_regex_over_ascii_text_finds_the_same_lines_through_its_bytes_twin(pattern, case_sensitive, whole_words):
+    r"""On ASCII text, a regex run as its bytes twin over the bytes finds the lines the str pattern
+    finds, line by line (\s and U+001C to U+001F included: the twin is not used there), and the
+    lines the str pattern finds over the whole decoded text."""
+    if whole_words and pattern.startswith("(?"):
+        pytest.skip("global flags inside the whole-words wrapper do not compile")
+    for data in ASCII_TEXTS:
+        twin = grep.Regex(pattern, case_sensitive, whole_words)
+        general = grep.Regex(pattern, case_sensitive, whole_words)
+        general._twin = (False, False)  # the str pattern over the decoded text, as before the twin
+        found = list(twin.spans(data))
+        assert found == list(general.spans(data)) == line_oracle(pattern, case_sensitive, whole_words, data)
+        if b"\x1c" in data and r"\s" in pattern.lower():
+            assert twin.bytes_twin(data) is None
+
+
+def test_a_bytes_pattern_matches_each_ascii_character_as_the_str_pattern_except_separators_for_s():
+    r"""The claim the twin rests on, character by character: over the 128 ASCII characters a
+    pattern naming only ASCII matches as it does compiled for bytes, \w, \d, \b, . and case
+    folding included; \s and \S differ exactly on U+001C to U+001F."""
+    import re
+
+    for pattern in [r"\w", r"\W", r"\d", r"\D", r"\b", r"\B", r".", r"[^a]", r"(?i)k", r"(?i)s", r"(?i)[a-z]",
+                    r"(?i)[Z-a]", r"(?i)[^s]", r"(?i)\x5f", r"[\x00-\x20]", r"(?i)i", r"\s", r"\S"]:
+        for flags in (0, re.IGNORECASE):
+            as_str, as_bytes = re.compile(pattern, flags), re.compile(pattern.encode(), flags)
+            differ = [c for c in range(128) if bool(as_str.search(chr(c))) != bool(as_bytes.search(bytes([c])))]
+            assert differ == ([0x1c, 0x1d, 0x1e, 0x1f] if pattern in (r"\s", r"\S") else []), pattern
+
+
+def test_a_regex_over_text_that_is_not_ascii_finds_the_lines_the_str_pattern_finds_in_each_line():
+    """Over text that is not ASCII (or not UTF-8) a regex whose literal starts it tests the lines
+    holding the literal, and one without a literal runs over the decoded text: both give the
+    lines each line's own search gives, with the right byte offsets also after bytes that are
+    not UTF-8."""
+    texts = [
+        "function \u00e9Node\nfunction  caf\u00e9Node x\n\u00df function \u017fNode \u212aNode\n".encode(),
+        "\u65e5\u672c function \u8a9eNode\r\nfunction\u3000aNode\nfunction\u00a0bNode\n".encode(),
+        b"\xff\xfe x\nfunction aNode\nfunction \xe9Node\n\xc3\nfunction\x1c cNode",
+        ("\u00e9" * 70000 + " function zNode\n").encode() + b"function yNode",
+        "ABC \u00c9T\u00c9 DEF\n\u212aELVIN ok \u017fS\nno\xff".encode("utf-8", "surrogateescape"),
+    ]
+    for pattern, case_sensitive in TWIN_PATTERNS + [(r"function\s+\w+Node", True), (r"[A-Z\u00c9]{3,}", True)]:
+        for whole_words in (False, True) if not pattern.startswith("(?") else (False,):
+            for data in texts:
+                found = list(grep.Regex(pattern, case_sensitive, whole_words).spans(data))
+                assert found == line_oracle(pattern, case_sensitive, whole_words, data), (pattern, data[:40])
+
+
+BIG = 3 * grep.MARK_STEP  # above plain.MAP_MIN: mapped
+
+
+def big_files() -> dict[str, bytes]:
+    """Files above the mapping threshold, of every shape plain output must print as the page path does."""
+    rows = "".join(f"row {i} {'function fooNode createProgram' if i % 997 == 0 else 'hay return'}\n"
+                   for i in range(BIG // 20))
+    return {
+        "ascii.js": rows.encode(),
+        "crlf.js": rows.replace("\n", "\r\n").encode(),
+        "no-newline.js": rows.encode() + b"createProgram at the very end",
+        "one-line.js": b"x" * BIG + b" createProgram function gNode " + b"y" * BIG,
+        "unicode.txt": "".join(f"{i} caf\u00e9 \u00df \u017f \u212a {'STRASSE createProgram kelvin' if i % 501 == 0 else ''}\n"
+                               for i in range(BIG // 20)).encode(),
+        "not-utf8.txt": rows.encode().replace(b"hay", b"h\xffy", 300),
+        "separators.js": rows.replace("row 9", "row\x1c9").encode(),
+        "empty.txt": b"",
+        "small.js": b"createProgram\nfunction sNode\n",
+    }
+
+
+BIG_CASES = [
+    {"pattern": "createProgram", "case_sensitive": True}, {"pattern": "return", "case_sensitive": True},
+    {"pattern": "createprogram"}, {"pattern": "strasse"}, {"pattern": "KELVIN"}, {"pattern": "\u00e9"},
+    {"pattern": "createProgram", "case_sensitive": True, "whole_words": True}, {"pattern": "row", "whole_words": True},
+    {"pattern": r"function\s+\w+Node", "regex": True, "case_sensitive": True},
+    {"pattern": r"function\s+\w+node", "regex": True}, {"pattern": r"\b[A-Z]{3,}\b", "regex": True, "case_sensitive": True},
+    {"pattern": r"row\s9\d*", "regex": True, "case_sensitive": True}, {"pattern": r"h.y$", "regex": True},
+    {"pattern": r"(?<=row )1\d", "regex": True}, {"pattern": r"\x1c", "regex": True}, {"pattern": "absent", "regex": True},
+]
+
+
+@pytest.mark.parametrize("case", BIG_CASES, ids=[repr(c) for c in BIG_CASES])
+def test_plain_output_of_mapped_big_files_equals_the_page_path(tmp_path, case):
+    """Big files mapped instead of read (with and without their line marks) print the bytes, line
+    numbers and counts the page path gives reading them: ASCII, CRLF, no final newline, one
+    very long line, case folding outside ASCII, bytes that are not UTF-8, U+001C, empty files."""
+    from codenav.search import plain
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    files = big_files()
+    for name, data in files.items():
+        (tree / name).write_bytes(data)
+    listing = [[name, len(data)] for name, data in sorted(files.items())]
+    options = {"regex": False, "case_sensitive": False, "whole_words": False, **case}
+    marks = {name: (len(data), grep.line_marks(data)) for name, data in files.items() if len(data) >= plain.MAP_MIN}
+    page = grep.search(str(tree), listing, options, start=None, max_matches=None, cap=None, context=0,
+                       window=None, deadline=time.monotonic() + 60, encode=lambda *a: "")
+    expected = "".join(f"{f['path']}:{ln['line']}:{ln['text']}\n" for f in page["files"] for b in f["blocks"]
+                       for ln in b["lines"]).encode("utf-8")
+    counts = {**{k: page[k] for k in ("totalMatches", "filesMatched", "filesScanned", "hasMore")}, "files": []}
+    for known in (marks, None):
+        assert plain.search(str(tree), listing, options, time.monotonic() + 60, marks=known) == (counts, expected)
+
+
+def test_a_file_is_mapped_only_when_big_and_the_matcher_can_search_a_mapping(tmp_path, monkeypatch):
+    """read_file maps a file of at least map_from bytes (and reads a smaller one, or one that shrank
+    below it since the listing); the plain path asks for mappings only for a case-sensitive
+    literal or a regex that needs no lowered copy."""
+    import mmap
+
+    from codenav.search import plain
+
+    (tmp_path / "big").write_bytes(b"a\n" * plain.MAP_MIN)
+    (tmp_path / "shrunk").write_bytes(b"a\n")
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        with grep.read_file("big", 2 * plain.MAP_MIN, fd, plain.MAP_MIN) as mapped:
+            assert isinstance(mapped, mmap.mmap) and mapped[:] == b"a\n" * plain.MAP_MIN
+        assert grep.read_file("shrunk", 2 * plain.MAP_MIN, fd, plain.MAP_MIN) == b"a\n"
+        assert grep.read_file("big", 2 * plain.MAP_MIN, fd) == b"a\n" * plain.MAP_MIN
+    finally:
+        os.close(fd)
+    assert [grep.matcher({"pattern": "x", **o}).mappable for o in (
+        {"case_sensitive": True}, {}, {"regex": True, "case_sensitive": True}, {"regex": True},
+        {"regex": True, "pattern": r"\w+"}, {"regex": True, "pattern": r"(?i)abc", "case_sensitive": True})] == [
+        True, False, True, False, True, False]

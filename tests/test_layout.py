@@ -133,3 +133,33 @@ def test_every_package_ships_in_the_wheel():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     packages = {module_name(p) for p in PACKAGE.rglob("__init__.py")}
     assert packages - listed == set()
+
+
+def test_at_most_four_modules_are_over_500_lines_and_none_over_950():
+    """The module sizes issue 22 set: at most four modules over 500 lines, none over 950."""
+    sizes = {name: path.read_text().count("\n") for name, path in modules().items()}
+    over = {name: lines for name, lines in sizes.items() if lines > MAX_LINES}
+    assert len(over) <= 4 and max(sizes.values()) <= 950, over
+
+
+def _underscore_keys(path: Path) -> list[str]:
+    """The string keys starting with one underscore that ``path`` subscripts or ``.get``s."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        key = None
+        if isinstance(node, ast.Subscript):
+            key = node.slice
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "get", "pop", "setdefault") and node.args:
+            key = node.args[0]
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.startswith("_") \
+                and not key.value.startswith("__") and key.value != "_meta":  # _meta: MCP's own field
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {key.value}")
+    return found
+
+
+def test_no_underscore_key_travels_through_run():
+    """Tools, the CLI and the MCP server pass no ``"_x"`` keys beside the schema's arguments or
+    results: what the CLI asks travels as one CliOptions (issue 22 item 3)."""
+    paths = [*(PACKAGE / "tools").glob("*.py"), PACKAGE / "cli.py", *(PACKAGE / "mcp").glob("*.py")]
+    assert [hit for path in paths for hit in _underscore_keys(path)] == []

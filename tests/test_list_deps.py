@@ -132,22 +132,28 @@ def test_conda_cran_and_pub_lockfiles_are_listed_with_their_direct_dependencies(
 
 @pytest.fixture(scope="module")
 def session(tmp_path_factory):
+    """Both MCP servers (``--json`` and the default TEXT one) beside the CLI, and the polyglot project."""
     base = tmp_path_factory.mktemp("deps")
     env = isolated_subprocess_env(base)
-    mcp = McpSession(env)
-    yield {"env": env, "mcp": mcp, "proj": polyglot(base)}
+    mcp, text = McpSession(env), McpSession(env, json_answers=False)
+    bare = base / "bare"  # a project root with no lockfile
+    (bare / ".git").mkdir(parents=True)
+    yield {"env": env, "mcp": mcp, "text": text, "proj": polyglot(base), "bare": bare}
     mcp.close()
+    text.close()
 
 
-@pytest.mark.parametrize(("arguments", "argv", "code"), [
-    ({}, [], None),
-    ({"all": True}, ["--all"], None),
-    ({"all": True, "cursor": "3"}, ["--all", "--cursor", "3"], None),
-    ({"cursor": "x"}, ["--cursor", "x"], "INVALID_ARGUMENT"),
+@pytest.mark.parametrize(("project", "arguments", "argv", "code"), [
+    ("proj", {}, [], None),
+    ("proj", {"all": True}, ["--all"], None),
+    ("proj", {"all": True, "cursor": "3"}, ["--all", "--cursor", "3"], None),
+    ("bare", {}, [], None),
+    ("proj", {"cursor": "x"}, ["--cursor", "x"], "INVALID_ARGUMENT"),
 ])
-def test_deps_is_byte_identical_on_the_cli_and_mcp(session, arguments, argv, code):
-    """`codenav deps --json` prints exactly list_deps's MCP payload, which its output schema accepts."""
-    proj = str(session["proj"])
+def test_deps_is_byte_identical_on_the_cli_and_mcp(session, project, arguments, argv, code):
+    """`codenav deps --json` prints exactly list_deps's `mcp --json` payload, which its output schema
+    accepts, and the default server's TEXT is `codenav deps --verbose` (errors code first)."""
+    proj = str(session[project])
     payload = check(session, "list_deps", {"project_dir": proj, **arguments}, ["deps", "--project", proj, *argv],
                     code=code)
     if code is None and "cursor" in arguments:

@@ -656,3 +656,21 @@ def test_real_npm_package_lock(tmp_path):
         "2.1.3", "node_modules/ms", ["2.0.0"], "package-lock.json")
     alias = find_locked("npm", "old-ms", str(proj))
     assert (alias.name, alias.version, alias.entry) == ("ms", "2.0.0", "node_modules/old-ms")
+
+
+def test_locked_versions_are_ordered_as_the_registry_orders_them(tmp_path):
+    """Several copies of one package are ranked and listed in the registry's own version order
+    (npm's: 1.0.0-rc.10 above 1.0.0-rc.2, below 1.0.0), in find_locked and list_deps alike."""
+    from codenav.tools import list_deps
+
+    (tmp_path / ".git").mkdir()
+    copies = {"node_modules/a/node_modules/x": "1.0.0-rc.2", "node_modules/b/node_modules/x": "1.0.0",
+              "node_modules/c/node_modules/x": "1.0.0-rc.10"}
+    packages = {"": {"name": "app", "dependencies": {"a": "1", "b": "1", "c": "1"}},
+                **{f"node_modules/{n}": {"version": "1.0.0", "dependencies": {"x": "*"}} for n in "abc"},
+                **{path: {"version": version} for path, version in copies.items()}}
+    (tmp_path / "package-lock.json").write_text(json.dumps({"lockfileVersion": 3, "packages": packages}))
+    locked = find_locked("npm", "x", str(tmp_path))
+    assert (locked.version, locked.other_versions) == ("1.0.0", ["1.0.0-rc.10", "1.0.0-rc.2"])
+    rows = list_deps.run({"project_dir": str(tmp_path), "all": True})["dependencies"]
+    assert [r["version"] for r in rows if r["name"] == "x"] == ["1.0.0-rc.2", "1.0.0-rc.10", "1.0.0"]

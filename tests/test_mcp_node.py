@@ -26,6 +26,7 @@ from tests.fakes.github import FakeGitHub
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result
 from tests.fakes.http import FakeServer, Reply
 from tests.support.cli import ROOT
+from tests.support.samples import locked_project
 
 pytestmark = pytest.mark.live
 
@@ -176,29 +177,13 @@ def test_ts_sdk_client_handshakes_lists_and_calls_tools(node_dir: Path, tmp_path
 def _inspector(node_dir: Path, upstream: str, *args: str, options: tuple[str, ...] = ("--json",),
                **env: str) -> subprocess.CompletedProcess[bytes]:
     # Inspector CLI 1.0.3 finds its own package.json relative to the working directory, so it
-    # runs from its build folder; it forwards the whole environment to the server.
+    # runs from its build folder; it forwards the whole environment to the server (node is
+    # named by its path, so env may give the server a PATH without gh).
     build = node_dir / "node_modules" / "@modelcontextprotocol" / "inspector-cli" / "build"
     env = dict(os.environ, PYTHONPATH=str(ROOT), CODENAV_GREP_APP_URL=upstream, **env)
-    return subprocess.run(["node", str(build / "index.js"), sys.executable, *args, "--", "-m", "codenav", "mcp",
-                           *options],
+    return subprocess.run([shutil.which("node") or "node", str(build / "index.js"), sys.executable, *args, "--",
+                           "-m", "codenav", "mcp", *options],
                           cwd=build, env=env, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
-
-
-def test_inspector_cli_lists_the_tools(node_dir: Path, grepapp: FakeGrepApp) -> None:
-    """`--method tools/list` prints every tool, in registry order."""
-    done = _inspector(node_dir, grepapp.url, "--method", "tools/list")
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
-    assert [tool["name"] for tool in json.loads(done.stdout)["tools"]] == list(tools.REGISTRY)
-
-
-def test_inspector_cli_calls_a_tool(node_dir: Path, grepapp: FakeGrepApp) -> None:
-    """`--method tools/call` with a string argument coerced from the inputSchema succeeds."""
-    done = _inspector(node_dir, grepapp.url, "--method", "tools/call", "--tool-name", "codesearch",
-                      "--tool-arg", "query=answer")
-    assert done.returncode == 0, done.stderr.decode(errors="replace")
-    called = json.loads(done.stdout)
-    assert called["isError"] is False
-    assert called["structuredContent"]["results"][0]["path"] == "src/app.ts"
 
 
 def test_inspector_cli_shows_a_tool_error_as_a_result(node_dir: Path, grepapp: FakeGrepApp) -> None:
@@ -232,8 +217,20 @@ CALLS: list[tuple[str, dict[str, Any], str]] = [  # tool, arguments, how the TEX
      "npm:demo@0.9.0 -> npm:demo@1.0.0 · 1 file changed"),
     ("codesearch", {"query": "answer"}, "grep.app · 1 file, 1 snippet\n"),
     ("codefetch", {"repo": "octo/demo", "path": "src/app.ts"}, "https://github.com/octo/demo/blob/HEAD/src/app.ts"),
+    ("list_deps", {"project_dir": "{project}"}, "deps from package-lock.json: 1 direct (npm 1)\nnpm:demo@1.0.0\n"),
     ("read_file", {"target": DEMO, "path": "nope.js"}, "FILE_NOT_FOUND: "),
 ]
+
+
+def test_the_calls_cover_every_tool() -> None:
+    """CALLS drives every tool of the registry (a tool added later joins the interop runs)."""
+    assert sorted({name for name, _, _ in CALLS}) == sorted(tools.REGISTRY)
+
+
+def _calls(project: Path) -> list[tuple[str, dict[str, Any], str]]:
+    """CALLS with ``{project}`` replaced by the locked project's directory."""
+    return [(name, {k: str(project) if v == "{project}" else v for k, v in arguments.items()}, starts)
+            for name, arguments, starts in CALLS]
 
 
 @pytest.fixture
@@ -250,12 +247,13 @@ def test_ts_sdk_client_drives_every_tool_in_both_answer_forms(node_dir: Path, tm
     """Every tool answers the TS client (which validates structuredContent against outputSchema,
     on errors too): the default form with text only, --json with structuredContent."""
     json_form = answers == "json"
+    calls = _calls(locked_project(tmp_path, {"demo": "1.0.0"}))
     out = _run_ts_client(node_dir, tmp_path, grepapp.url, github, ("--json",) if json_form else (),
-                         [(name, arguments) for name, arguments, _ in CALLS],
+                         [(name, arguments) for name, arguments, _ in calls],
                          {"CODENAV_NPM_REGISTRY": demo.url, "CODENAV_PROJECT_DIR": ""})
     assert out["errors"] == [] and out["stderr"] == ""
     assert all(("outputSchema" in tool) is json_form for tool in out["tools"])
-    for (name, _, starts), answer in zip(CALLS, out["calls"], strict=True):
+    for (name, _, starts), answer in zip(calls, out["calls"], strict=True):
         assert answer["isError"] is starts.startswith("FILE_NOT_FOUND"), (name, answer)
         if json_form:
             assert json.loads(answer["content"][0]["text"]) == answer["structuredContent"]
@@ -263,17 +261,38 @@ def test_ts_sdk_client_drives_every_tool_in_both_answer_forms(node_dir: Path, tm
             assert "structuredContent" not in answer and answer["content"][0]["text"].startswith(starts), (name, answer)
 
 
-def test_inspector_cli_calls_a_tool_in_the_default_form(node_dir: Path, grepapp: FakeGrepApp, demo: Any) -> None:
-    """The Inspector prints a default answer: one text block, no structuredContent; a target
-    string coerced from the command line works."""
-    done = _inspector(node_dir, grepapp.url, "--method", "tools/call", "--tool-name", "grep_repo",
-                      "--tool-arg", f"target={DEMO}", "--tool-arg", "pattern=answer", options=(),
-                      CODENAV_NPM_REGISTRY=demo.url, CODENAV_PROJECT_DIR="")
+@pytest.mark.parametrize("answers", ["text", "json"])
+@pytest.mark.parametrize("call", range(len(CALLS)), ids=[f"{name}-{n}" for n, (name, _, _) in enumerate(CALLS)])
+def test_inspector_cli_drives_every_tool_in_both_answer_forms(node_dir: Path, tmp_path: Path, grepapp: FakeGrepApp,
+                                                              github: str, demo: Any, call: int, answers: str) -> None:
+    """The Inspector calls each tool with arguments coerced from the command line (target strings
+    included) and prints its answer: the default form one text block and no structuredContent,
+    --json the envelope as structuredContent and as text; an error is an isError result (exit 0)."""
+    json_form = answers == "json"
+    name, arguments, starts = _calls(locked_project(tmp_path, {"demo": "1.0.0"}))[call]
+    no_gh = tmp_path / "no-gh"  # PATH without gh: codefetch uses the REST fallback
+    no_gh.mkdir()
+    done = _inspector(node_dir, grepapp.url, "--method", "tools/call", "--tool-name", name,
+                      *[word for key, value in arguments.items() for word in ("--tool-arg", f"{key}={value}")],
+                      options=("--json",) if json_form else (), CODENAV_NPM_REGISTRY=demo.url,
+                      CODENAV_PROJECT_DIR="", CODENAV_GITHUB_API_URL=github, PATH=str(no_gh))
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     called = json.loads(done.stdout)
-    assert called["isError"] is False and "structuredContent" not in called
-    assert called["content"][0]["text"] == ("npm:demo@1.0.0 · 1 matching line in 1 file (1 searched)\n"
-                                            "lib/a.js:1:export const answer = 42;\n")
-    listed = json.loads(_inspector(node_dir, grepapp.url, "--method", "tools/list", options=()).stdout)
+    assert called["isError"] is starts.startswith("FILE_NOT_FOUND"), called
+    assert [block["type"] for block in called["content"]] == ["text"]
+    text = called["content"][0]["text"]
+    if json_form:
+        assert json.loads(text) == called["structuredContent"]
+    else:
+        assert "structuredContent" not in called and text.startswith(starts), text
+
+
+@pytest.mark.parametrize("answers", ["text", "json"])
+def test_inspector_cli_lists_output_schemas_only_in_the_json_form(node_dir: Path, grepapp: FakeGrepApp,
+                                                                  answers: str) -> None:
+    """tools/list names every tool in registry order; only `codenav mcp --json` declares outputSchema."""
+    json_form = answers == "json"
+    listed = json.loads(_inspector(node_dir, grepapp.url, "--method", "tools/list",
+                                   options=("--json",) if json_form else ()).stdout)
     assert [tool["name"] for tool in listed["tools"]] == list(tools.REGISTRY)
-    assert not any("outputSchema" in tool for tool in listed["tools"])
+    assert all(("outputSchema" in tool) is json_form for tool in listed["tools"])

@@ -31,6 +31,7 @@ from tests.fakes.github import FakeGitHub  # noqa: E402
 from tests.fakes.grepapp import FakeGrepApp, hit_text, json_reply, result  # noqa: E402
 from tests.fakes.http import FakeServer  # noqa: E402
 from tests.support.cli import ROOT  # noqa: E402
+from tests.support.samples import locked_project  # noqa: E402
 
 # What the server needs from the test's (isolated) environment.
 _PASSED = ("CODENAV_CACHE_DIR", "XDG_CONFIG_HOME", "PIP_CONFIG_FILE", "CODENAV_NO_DISCOVERY", "CODENAV_NPM_REGISTRY",
@@ -202,12 +203,19 @@ CALLS: list[tuple[str, dict[str, Any], str]] = [  # tool, arguments, how the TEX
     ("codesearch", {"query": "return 42"}, "grep.app · 1 file, 1 snippet\nhttps://github.com/acme/widgets/blob/"),
     ("codefetch", {"repo": "octo/demo", "path": "src/app.py"},
      "https://github.com/octo/demo/blob/HEAD/src/app.py · Python · lines 1-2 of 2\n1\timport os\n"),
+    ("list_deps", {"project_dir": "{project}"}, "deps from package-lock.json: 1 direct (npm 1)\nnpm:demo@1.0.0\n"),
 ]
 ERRORS: list[tuple[str, dict[str, Any], str]] = [  # tool, arguments, the error code
     ("read_file", {"target": DEMO, "path": "nope.js"}, "FILE_NOT_FOUND"),
     ("list_files", {"target": "npm:demo@9.9.9"}, "VERSION_NOT_FOUND"),
     ("grep_repo", {"target": DEMO, "pattern": "x", "registry": "npm"}, "INVALID_ARGUMENT"),
+    ("list_deps", {"project_dir": "{project}", "cursor": "x"}, "INVALID_ARGUMENT"),
 ]
+
+
+def test_the_calls_cover_every_tool() -> None:
+    """CALLS drives every tool of the registry (a tool added later joins the interop runs)."""
+    assert sorted({name for name, _, _ in CALLS}) == sorted(tools.REGISTRY)
 
 
 @pytest.fixture
@@ -227,13 +235,17 @@ def test_the_sdk_client_drives_every_tool_in_both_answer_forms(demo: Any, grepap
     structuredContent (checked by the client against the outputSchema) and its JSON as text;
     errors are isError in the same form."""
     json_form = answers == "json"
+    project = str(locked_project(tmp_path, {"demo": "1.0.0"}))
+
+    def placed(arguments: dict[str, Any]) -> dict[str, Any]:
+        return {k: project if v == "{project}" else v for k, v in arguments.items()}
 
     async def body(client: Client) -> None:
         listing = await client.list_tools()
         assert [tool.name for tool in listing.tools] == list(tools.REGISTRY)
         assert all((tool.output_schema is not None) is json_form for tool in listing.tools)
         for name, arguments, starts in CALLS:
-            result = await client.call_tool(name, arguments)
+            result = await client.call_tool(name, placed(arguments))
             assert result.is_error is False, (name, result.content)
             text = result.content[0].text  # type: ignore[union-attr]
             if json_form:
@@ -242,7 +254,7 @@ def test_the_sdk_client_drives_every_tool_in_both_answer_forms(demo: Any, grepap
                 assert result.structured_content is None and len(result.content) == 1
                 assert text.startswith(starts), (name, text)
         for name, arguments, code in ERRORS:
-            result = await client.call_tool(name, arguments)
+            result = await client.call_tool(name, placed(arguments))
             assert result.is_error is True
             text = result.content[0].text  # type: ignore[union-attr]
             if json_form:

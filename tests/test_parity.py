@@ -261,7 +261,7 @@ def test_schema_validation_failure_is_an_error_envelope(world):
     assert json.loads(result["content"][0]["text"]) == result["structuredContent"]
 
 
-@pytest.mark.parametrize("tool,seed,target", [
+TARGET_CASES = [  # tool, the seed's fields, the same call as a target string
     ("list_files", DEMO, {"target": "npm:demo@1.0.0"}),
     ("read_file", {**DEMO, "path": "index.js", "start_line": 2}, {"target": "npm:demo@1.0.0", "path": "index.js",
                                                                    "start_line": 2}),
@@ -272,7 +272,18 @@ def test_schema_validation_failure_is_an_error_envelope(world):
     ("list_files", {"registry": "npm", "package_name": "demo", "version": "^1"}, {"target": "npm:demo@^1"}),
     ("list_files", {**DEMO, "version": "9.9.9"}, {"target": "npm:demo@9.9.9"}),
     ("diff_versions", CHANGED, {"target": "npm:changed", "from_version": "1.0.0", "to_version": "2.0.0"}),
-])
+]
+
+
+def test_every_tool_taking_a_target_has_a_target_case():
+    """Each tool whose inputSchema takes `target` is among the target/seed comparisons."""
+    from codenav import contract, tools
+
+    taking = {name for name in tools.REGISTRY if "target" in contract.tool_spec(name)["inputSchema"]["properties"]}
+    assert taking == {tool for tool, _, _ in TARGET_CASES}
+
+
+@pytest.mark.parametrize("tool,seed,target", TARGET_CASES)
 def test_a_target_string_answers_exactly_as_the_seed_fields(world, tool, seed, target):
     """`target` and the seed's fields give byte-identical answers in both forms, errors included."""
     for session in (world["mcp"], world["text"]):
@@ -295,6 +306,10 @@ def test_a_git_target_string_answers_exactly_as_repo_url(world):
     ("list_files", {"target": "npm:demo@1.0.0", "registry": "npm"}, "give target or registry, not both"),
     ("read_file", {"target": "npm:demo", "version": "1.0.0", "path": "a"}, "give target or version, not both"),
     ("list_files", {"target": "github:owner/repo", "git_ref": "main"}, "give target or git_ref, not both"),
+    ("grep_file", {"target": "npm:demo@1.0.0", "package_name": "demo", "path": "a", "pattern": "x"},
+     "give target or package_name, not both"),
+    ("search_symbols", {"target": "github:owner/repo", "repo_url": "https://github.com/owner/repo", "query": "x"},
+     "give target or repo_url, not both"),
     ("list_files", {"target": "left-pad"}, "not a package spec"),
     ("list_files", {"target": "github:owner"}, "is not github:OWNER/NAME[@REF]"),
     ("list_files", {"target": "git:#main"}, "is not git:URL[#REF]"),

@@ -80,6 +80,12 @@ def test_version_order_agrees_with_py_rattler_on_generated_versions():
         assert not rattler.Version(b) < rattler.Version(a), (a, b)
 
 
+def test_a_string_that_is_no_version_sorts_below_every_version_in_any_order():
+    """sort_key of a non-version sorts lowest wherever it stands in the list (a lockfile may hold one)."""
+    for versions in (["1.0", "not a version!", "0.9"], ["not a version!", "1.0", "0.9"]):
+        assert sorted(versions, key=sort_key) == ["not a version!", "0.9", "1.0"]
+
+
 SPECS = ["1.2", "==1.2", "1.2.*", "1.2*", "=1.2", ">=1.2,<2", "<1.2|>=2", "!=1.2.*", "~=1.2", "~=1.2.3", "*",
          "(1.0|1.1),>=1.1", ">1.2.0", ">=1.2.0a"]
 CANDIDATES = ["1.0", "1.1", "1.2", "1.2.0", "1.2.3", "1.2.5", "1.2rc1", "1.2.post1", "1.3", "1.5.3", "2.0", "2.0a1",

@@ -22,8 +22,8 @@ from codenav.tools import CliOptions, diff_versions
 from tests.fakes.archives import make_zip
 from tests.fakes.http import FakeServer
 from tests.fakes.osv import FakeOsv, record
-from tests.support.cli import run_cli
-from tests.support.oracles import node_exports, python_public, recall_precision
+from tests.support.cli import ROOT, run_cli
+from tests.support.oracles import node_exports, python_public, recall_precision, wheel_files
 
 REVIEW = {"registry": "npm", "package_name": "demo", "from_version": "1.0.0", "to_version": "2.0.0", "view": "review"}
 
@@ -474,3 +474,51 @@ def test_a_ranged_wheel_is_reviewed_from_the_members_fetched_by_range(pypi, monk
     assert result["from"]["verified"] is False
     assert [i["name"] for i in result["review"]["api"]["added"]] == ["pkgdemo.added"]
     assert result["counts"]["supplyChain"] == {"findings": 0}
+
+
+def _history_headings(text: str) -> list[str]:
+    """The versions of History.md's setext headings (``5.1.0 / 2025-03-31`` over ``====``), in file order."""
+    lines = text.split("\n")
+    return [line.split(" / ")[0] for line, under in zip(lines, lines[1:], strict=False)
+            if re.fullmatch(r"=+\s*", under) and re.match(r"\d+\.\d+\.\d+\S* / ", line)]
+
+
+def _semver(version: str) -> tuple:
+    """SemVer 2.0 precedence for the versions History.md uses (numbers, then a prerelease before its release)."""
+    core, _, pre = version.partition("-")
+    ids = tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in pre.split(".")) if pre else ()
+    return (*map(int, core.split(".")), 0 if pre else 1, ids)
+
+
+def test_express_changelog_on_the_real_artifacts_is_exactly_the_history_headings_in_range(npm, monkeypatch):
+    """express 4.21.2 -> 5.1.0 as npm serves them (tests/data/readme): the entries are History.md's
+    headings with 4.21.2 < version <= 5.1.0, in file order, read with a regex and SemVer's precedence."""
+    monkeypatch.setenv("CODENAV_OSV_URL", "off")
+    for version in ("4.21.2", "5.1.0"):
+        npm.publish("express", version, {}, tarball=(ROOT / "tests" / "data" / "readme" / f"express-{version}.tgz")
+                    .read_bytes())
+    with tarfile.open(ROOT / "tests" / "data" / "readme" / "express-5.1.0.tgz") as tar:
+        history = tar.extractfile("package/History.md").read().decode()
+    valid = [v for v in _history_headings(history) if re.fullmatch(r"\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?", v)]  # 3.0.0rc5 is none
+    want = [v for v in valid if _semver("4.21.2") < _semver(v) <= _semver("5.1.0")]
+    part = review(package_name="express", from_version="4.21.2", to_version="5.1.0")["review"]["changelog"]
+    assert (part["status"], part["file"]) == ("complete", "History.md")
+    assert [e["version"] for e in part["entries"]] == want
+    assert want[0] == "5.1.0" and want[-1] == "5.0.0-alpha.1" and len(want) == 14
+
+
+def test_the_api_of_a_real_wheel_is_what_ast_reads_from_it(pypi, monkeypatch):
+    """From a release with no modules to requests 2.32.3's real wheel (tests/data/readme), the
+    module-level names added are exactly the ast oracle's public names of that wheel."""
+    monkeypatch.setenv("CODENAV_OSV_URL", "off")
+    wheel = ROOT / "tests" / "data" / "readme" / "requests-2.32.3-py3-none-any.whl"
+    pypi.add("requests", "requests-0.0.1-py3-none-any.whl", make_zip(
+        {"requests-0.0.1.dist-info/METADATA": b"Metadata-Version: 2.1\nName: requests\nVersion: 0.0.1\n",
+         "requests-0.0.1.dist-info/WHEEL": b"Wheel-Version: 1.0\n", "requests-0.0.1.dist-info/RECORD": b""}))
+    pypi.add("requests", wheel.name, wheel.read_bytes())
+    want = python_public(wheel_files(str(wheel)))
+    modules = {m for m, _ in want}
+    api = review(registry="pypi", package_name="requests", from_version="0.0.1", to_version="2.32.3")["review"]["api"]
+    got = {tuple(i["name"].rsplit(".", 1)) for i in api["added"] if i["name"].rsplit(".", 1)[0] in modules}
+    assert recall_precision(got, want) == (1.0, 1.0), (sorted(want - got), sorted(got - want))
+    assert len(want) > 100 and api["removed"] == api["changed"] == []

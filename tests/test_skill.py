@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from codenav import registries
+from codenav import registries, tools
 from codenav.commands.skill import SKILL
 from codenav.targets import parse_target
 from tests.support import tokens
@@ -30,10 +30,14 @@ def test_the_skill_is_under_two_thousand_tokens():
 
 def test_every_flag_the_skill_names_is_one_the_cli_takes():
     """Each --flag and -x the skill mentions is in the --help of a codenav command."""
-    helps = "".join(run_cli(command, "--help").stdout.decode()
-                    for command in ("files", "read", "grep", "symbols", "diff", "search", "fetch"))
+    helps = "".join(run_cli(command, "--help").stdout.decode() for command in tools.COMMANDS)
     flags = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+|-[a-zA-Z])\b", SKILL))
     assert flags and {flag for flag in flags if flag not in helps} == set()
+
+
+def test_the_skill_shows_every_command():
+    """Each CLI command of the tool registry appears in the skill as `codenav COMMAND`."""
+    assert [command for command in tools.COMMANDS if f"`codenav {command} " not in SKILL] == []
 
 
 def test_every_spec_the_skill_shows_is_read_as_a_target():
@@ -56,3 +60,11 @@ def test_the_skills_diff_example_and_exit_codes_hold(npm):
     assert run_cli("grep", "npm:express@4.21.2", "nothing here", "index.js").returncode == 1
     assert run_cli("grep", "npm:express@4.21.2", "x", "nope.js").returncode == 2
     assert run_cli("files", "npm:express@9.9.9").returncode == 1
+
+
+def test_the_skill_names_every_registry_and_alias_in_table_order():
+    """The skill's REGISTRY list is every prefix of the registry table, in its order, each with its aliases."""
+    line = re.search(r"REGISTRY one of (.*?):\n", SKILL).group(1)
+    named = re.findall(r"([\w-]+)(?: \(([^)]*)\))?", line)
+    assert [prefix for prefix, _ in named] == list(registries.TABLE)
+    assert {alias: prefix for prefix, aliases in named for alias in aliases.split(", ") if aliases} == registries.ALIASES

@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import os
 
-from ._common import DEFAULT_MAX_BYTES, REGISTRY, read_capped, version_key  # noqa: F401  (the public API)
+from ._common import DEFAULT_MAX_BYTES, REGISTRY, read_capped, version_order  # noqa: F401  (the public API)
 from .locked import Locked, reason_of
-
-_version_key = version_key
 
 
 def find_locked(registry: str, name: str, start_dir: str, unused: list[str] | None = None) -> Locked | None:
@@ -173,9 +171,13 @@ def choose(row, name: str, candidates, kind: str, file: str, env=None) -> Locked
     top = [c for c in real if c.tier == best]
     pick = hook(row, "pick_fork")(top, env)
     if pick is None:
-        pick = max(top, key=lambda c: (_version_key(c.version), c.source == REGISTRY))
-    others = sorted({c.version for c in real if c.version and c.version != pick.version},
-                    key=_version_key, reverse=True)
+        pick = top[0]
+        if len(top) > 1:
+            order = version_order(row.registry)
+            pick = max(top, key=lambda c: (order(c.version), c.source == REGISTRY))
+    others = [v for v in {c.version for c in real} if v and v != pick.version]
+    if others:
+        others.sort(key=version_order(row.registry), reverse=True)
     warnings: list[str] = []
     target = pick.name
     file = pick.file or file

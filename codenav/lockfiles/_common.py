@@ -2,7 +2,7 @@
 
 A reader turns one lockfile into ``Candidate`` rows for one requested name: every copy of the
 package it locks, each with a tier that says how directly the project depends on it. The lowest
-tier wins, then the highest version; the other versions are reported beside it. Readers raise
+tier wins, then the highest version in the registry's own order; the other versions are reported beside it. Readers raise
 ``LockfileError`` with a one-line reason for a file they cannot read; the caller turns that into
 a warning and moves on. This module imports only ``os`` so that the warm path can use it.
 """
@@ -10,6 +10,10 @@ a warning and moves on. This module imports only ``os`` so that the warm path ca
 from __future__ import annotations
 
 import os
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 # Tiers of lockfiles.md §2, lowest wins.
 CWD_DIRECT = 0      # a direct dependency of the importer that contains the start directory
@@ -251,33 +255,18 @@ def _mib(n: int) -> str:
     return f"{n // (1024 * 1024)} MiB" if n >= 1024 * 1024 else f"{n} bytes"
 
 
-def version_key(version: str | None) -> tuple:
-    """An ordering good enough to pick the highest of a few locked versions (npm or PEP 440)."""
-    if not version:
-        return ((-1,), 0, "")
-    v = version.lstrip("vV=")
-    release: list[int] = []
-    i = 0
-    while True:
-        j = i
-        while j < len(v) and v[j].isdigit():
-            j += 1
-        if j == i:
-            break
-        release.append(int(v[i:j]))
-        i = j
-        if v[i:i + 1] == "." and v[i + 1:i + 2].isdigit():
-            i += 1
-            continue
-        break
-    rest = v[i:].lstrip(".-_").lower()
-    while len(release) > 1 and release[-1] == 0:
-        release.pop()
-    if not rest or rest.startswith("+"):
-        return (tuple(release), 1, rest)
-    if rest.startswith(("post", "rev", "r")):
-        return (tuple(release), 2, rest)
-    return (tuple(release), 0, rest)  # a prerelease sorts before its release
+def version_order(registry: str) -> Callable[[str | None], tuple]:
+    """``key(version)``: registry's one version order (its ``version_key``, the one tested
+    against its package manager: npm's, pip's, …), so a lockfile picks and lists versions as
+    every other part of codenav sorts them; no version sorts lowest."""
+    from .. import registries
+
+    key = registries.load(registry).version_key
+
+    def order(version: str | None) -> tuple:
+        return (1, key(version)) if version else (0,)
+
+    return order
 
 
 def reason_of(error: OSError) -> str:

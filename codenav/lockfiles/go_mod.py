@@ -187,7 +187,8 @@ def _workspace(ctx, work_file: str, directives, known) -> list[Candidate]:
 
 
 def _select(ctx, modules, work_replaces, sum_files) -> list[Candidate]:
-    from ._common import version_key
+    from ._common import version_order
+    version_key = version_order("go")
     local_paths = {m.path for m, _ in modules}
     chosen: dict[str, tuple[str, bool, int, str]] = {}  # path -> (version, indirect, tier, go.mod)
     for module, level in modules:

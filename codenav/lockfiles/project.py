@@ -115,7 +115,8 @@ def _dedupe(registry: str, rows: list[dict]) -> list[Dependency]:
         key = (item["name"], item["version"])
         if key not in best or (item["direct"] and not best[key]["direct"]):
             best[key] = item
-    from ._common import version_key
+    from ._common import version_order
+    version_key = version_order(registry)
     ordered = sorted(best.values(), key=lambda d: (d["name"].lower(), d["name"], version_key(d["version"])))
     return [Dependency(registry, d["name"], d["version"], d["direct"], d["file"], d["entry"], d["kind"])
             for d in ordered]

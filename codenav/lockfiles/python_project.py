@@ -49,7 +49,8 @@ def pick_fork(top: list, env):
     for c in top:
         if installed_version is not None and c.version == installed_version:
             return c
-    from ._common import version_key
+    from ._common import version_order
+    version_key = version_order("pypi")
     from ._markers import evaluate_any
     matching = [c for c in top if evaluate_any(c.marker, env.marker_env())]
     if matching:

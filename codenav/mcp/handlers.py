@@ -18,7 +18,7 @@ import traceback
 from functools import cache
 from typing import Any
 
-from .. import __version__, contract, tools
+from .. import __version__, contract, registries, tools
 from ..errors import CodenavError, internal
 from ..targets import expand_target
 from .framing import INVALID_PARAMS, RpcError
@@ -40,8 +40,7 @@ CAPABILITIES = {"tools": {"listChanged": False}}
 # Guidance every tool shares, said once here rather than in each schema (SPEC §6.3): hosts put
 # it in the model's system prompt. The paragraph on reading answers is for the TEXT form only.
 _ABOUT = (
-    "codenav looks inside third-party code: registry packages (npm, pypi, crates, go, maven, rubygems, nuget, "
-    "hex, packagist, conda, cran, pub) and git repositories — list_files, read_file, grep_file (one file), "
+    f"codenav looks inside third-party code: registry packages ({registries.listed()}) and git repositories — list_files, read_file, grep_file (one file), "
     "grep_repo (the whole target), search_symbols (where a name is defined), diff_versions (two versions: a "
     "patch or an upgrade review) — what the project locks (list_deps), public GitHub code (codesearch) and "
     "single GitHub files (codefetch). Every tool is read-only.\n\n"

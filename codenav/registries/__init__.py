@@ -36,6 +36,16 @@ def names() -> tuple[str, ...]:
     return tuple(TABLE)
 
 
+def listed(aliases: bool = False) -> str:
+    """The prefixes in table order as prose names them, ``npm, pypi, crates (cargo), …`` with
+    ``aliases``: the one list the server's instructions and the skill print (no second copy)."""
+    def name(prefix: str) -> str:
+        extra = [alias for alias, canonical in ALIASES.items() if canonical == prefix] if aliases else []
+        return f"{prefix} ({', '.join(extra)})" if extra else prefix
+
+    return ", ".join(name(prefix) for prefix in TABLE)
+
+
 def canonical(prefix: str) -> str | None:
     """The canonical prefix for ``prefix`` (an alias included), or None."""
     if prefix in TABLE:

@@ -105,6 +105,8 @@ class Order:
             x == y for x, y in self._pairs(self.local, other.local))
 
     def __lt__(self, other: Order) -> bool:
+        if not isinstance(other, Order):
+            return NotImplemented  # _Unparsable answers: a version is never below it
         for mine, theirs in ((self.version, other.version), (self.local, other.local)):
             for x, y in self._pairs(mine, theirs):
                 if x == y:

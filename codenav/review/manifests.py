@@ -232,8 +232,11 @@ def _cargo(m: Manifest, text: str, side: Side) -> None:
                 else:
                     m.add(kind, name, spec, condition)
     build = package.get("build")
-    if build is not False and (isinstance(build, str) or "build.rs" in side.rows):
-        m.hooks["package.build"] = build if isinstance(build, str) else "build.rs"
+    script = build if isinstance(build, str) else "build.rs" if build is not False else None
+    if script in side.rows:  # the script itself is the hook: judged by its content, as setup.py is
+        m.hooks[script] = "the build script Cargo compiles and runs before the crate"
+    elif isinstance(build, str):  # named but not shipped: the setting is all there is to compare
+        m.hooks["package.build"] = build
     for target in data.get("bin") or () if isinstance(data.get("bin"), list) else ():
         if isinstance(target, dict) and isinstance(target.get("name"), str):
             m.bins[target["name"]] = str(target.get("path", ""))

@@ -89,6 +89,8 @@ def _hooks(old: Side, new: Side, old_m: list[Manifest], new_m: list[Manifest]) -
                     found.append(_finding("installHook", label, f"{label} added: {_short(value)}"))
                 elif _differs(old, new, label):
                     found.append(_finding("installHook", label, f"{label} changed: {_short(value)}"))
+                elif label not in hooks_before:  # the same file, run at install or build only now
+                    found.append(_finding("installHook", label, f"{label} now runs: {_short(value)}"))
             elif label not in hooks_before:
                 found.append(_finding("installHook", after.path, f"{label} added: {_short(value)}"))
             elif hooks_before[label] != value:

@@ -12,6 +12,10 @@ hit per line; ``spans(data, lo)`` yields the (start, end) byte offsets of the ma
 - A regex is Python ``re`` syntax over the decoded text (``\\w``, ``\\b`` are Unicode), with
   ``re.MULTILINE``; a line matches when ``re.search`` finds the pattern in the line alone.
   A required literal pulled from the pattern rejects files without it before they are decoded.
+  Over a whole file that is ASCII, a pattern that names only ASCII characters runs as the same
+  pattern compiled for bytes, on the bytes: on ASCII text the two agree character for character
+  (``\\w``, ``\\d``, ``\\b``, case folding), except ``\\s``, which in a str pattern also
+  matches the separators U+001C to U+001F, so a pattern using it needs a file without them.
 - ``whole_words``: the hit has no word character (``\\w``) right before or after it.
 
 ``hit(line)`` gives the 0-based column (in characters) of the first hit in a decoded line.
@@ -37,6 +41,8 @@ FOLDS_TO_ASCII = {  # ß, İ, ŉ, ſ, ǰ, ẖ, ẗ, ẘ, ẙ, ẚ, ẞ, the Kelv
     'a\u02be', '\u1e9e': 'ss', '\u212a': 'k', '\ufb00': 'ff', '\ufb01': 'fi', '\ufb02': 'fl', '\ufb03':
     'ffi', '\ufb04': 'ffl', '\ufb05': 'st', '\ufb06': 'st',
 }
+_SEPARATORS = (b"\x1c", b"\x1d", b"\x1e", b"\x1f")  # ASCII, and \s in a str pattern only
+_ASCII_CHUNK = 64 * 1024  # a mapped file is checked for ASCII in copies this small (heap, reused)
 _WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
 
@@ -69,6 +75,13 @@ def _str_bounded(text: str, start: int, end: int) -> bool:
     return not (start > 0 and _is_word(text[start - 1])) and not (end < len(text) and _is_word(text[end]))
 
 
+def is_ascii(data: Any) -> bool:
+    """``data.isascii()`` for bytes, and for a mapped file (mmap has no isascii) in chunks."""
+    if isinstance(data, bytes):
+        return data.isascii()
+    return all(data[at:at + _ASCII_CHUNK].isascii() for at in range(0, len(data), _ASCII_CHUNK))
+
+
 # --- matchers: which lines of a file match, and where ------------------------------------------
 
 def _lines_of(doc: Any, newline: Any) -> list[Any]:
@@ -96,6 +109,8 @@ class Literal:
 
     def __init__(self, pattern: str, case_sensitive: bool, whole_words: bool) -> None:
         self.pattern, self.case_sensitive, self.whole_words = pattern, case_sensitive, whole_words
+        # spans() reads a case-sensitive search with find/rfind/slices only: a mapped file will do.
+        self.mappable = case_sensitive
         self._rest: Any = None
         self.fold = pattern if case_sensitive else pattern.casefold()
         if case_sensitive:
@@ -313,6 +328,10 @@ class Regex:
             self.needle = literal.lower().encode("ascii")
             self.specials = [ch.encode("utf-8") for ch, letter in IGNORECASE_TO_ASCII.items()
                              if letter in literal.lower()]
+        # spans() touches a case-sensitive search's bytes with find/rfind/slices, and a whole
+        # file through is_ascii and slices: a mapped file will do, unless a lowered copy is needed.
+        self.mappable = self.needle is None or not self.ignore_case
+        self._twin: Any = None  # (the bytes twin or False, whether it uses \s), made on first use
 
     def prefilter(self, data: bytes) -> bool:
         return True
@@ -323,9 +342,15 @@ class Regex:
 
     def spans(self, data: bytes, lo: int = 0, derive: Derive | None = None) -> Iterator[tuple[int, int]]:
         needle, search = self.needle, self.rx.search
-        if needle is not None and not self.whole_text and (
-                not self.ignore_case or data.isascii() or not any(special in data for special in self.specials)):
-            # Every match holds the literal, so every matching line does: test those lines only.
+        plain = None  # whether data is ASCII, when known
+        if self.whole_text:
+            if data.find(needle, lo) < 0:  # every match holds the literal (case-sensitive here)
+                return
+            plain = is_ascii(data)
+        if needle is not None and (plain is False or not self.whole_text and (
+                not self.ignore_case or data.isascii() or not any(special in data for special in self.specials))):
+            # Every match holds the literal, so every matching line does: test those lines only
+            # (over text that is not ASCII, rather than decoding all of it for the whole-text run).
             hay = data if not self.ignore_case else derive("lower") if derive is not None else data.lower()
             find, rfind, end = hay.find, hay.rfind, len(hay)
             pos = find(needle, lo)
@@ -341,16 +366,20 @@ class Regex:
                 pos = find(needle, lo)
             return
         if self.line_mode:
-            offset = lo
-            for raw in _lines_of(data[lo:], b"\n"):
-                if search(raw.decode("utf-8", "replace")):
-                    yield offset, offset + len(raw)
-                offset += len(raw) + 1
+            yield from self._each_line(data, lo)
+            return
+        twin = self.bytes_twin(data, plain)
+        if twin is not None:  # ASCII: the bytes are the text, and the twin matches as the pattern
+            for start, stop in self._text_spans(data if lo == 0 else data[lo:], twin.search, b"\n"):
+                yield lo + start, lo + stop
             return
         text = derive("text") if derive is not None and lo == 0 else data[lo:].decode("utf-8", "replace")
+        if "\ufffd" in text:  # a replaced byte is 1 byte, its U+FFFD 3: offsets from the text would drift
+            yield from self._each_line(data, lo)
+            return
         ascii_text = text.isascii()
         chars = octets = 0  # a character offset and its byte offset, advanced match by match
-        for start, stop in self._text_spans(text):
+        for start, stop in self._text_spans(text, search, "\n"):
             if ascii_text:
                 yield lo + start, lo + stop
                 continue
@@ -362,19 +391,45 @@ class Regex:
     def count_rest(self, data: bytes, lo: int, derive: Derive | None = None) -> int:
         return sum(1 for _ in self.spans(data, lo, derive))
 
-    def _text_spans(self, text: str) -> Iterator[tuple[int, int]]:
-        """The matching lines of ``text`` as character offsets: the pattern over the whole text,
-        each hit checked on its line alone when it runs past the line's end."""
-        search, find, rfind, end = self.rx.search, text.find, text.rfind, len(text)
+    def _each_line(self, data: Any, lo: int) -> Iterator[tuple[int, int]]:
+        """The matching lines from ``lo``, each line decoded and searched alone."""
+        search, offset = self.rx.search, lo
+        for raw in _lines_of(data[lo:], b"\n"):
+            if search(raw.decode("utf-8", "replace")):
+                yield offset, offset + len(raw)
+            offset += len(raw) + 1
+
+    def bytes_twin(self, data: Any, plain: bool | None = None) -> Any:
+        """The pattern compiled for bytes when it matches ``data`` (a whole file, bytes or mapped)
+        exactly as the str pattern matches its decoded text, else None: the pattern names only
+        ASCII characters and compiles for bytes, ``data`` is ASCII, and without U+001C to U+001F
+        when the pattern uses ``\\s`` or ``\\S`` (tests/test_grep_repo_speed.py compares the two).
+        ``plain``: whether ``data`` is ASCII, when the caller knows."""
+        if self._twin is None:
+            self._twin = _ascii_twin(self.rx.pattern, self.rx.flags)
+        twin, spaces = self._twin
+        if not twin or not (is_ascii(data) if plain is None else plain):
+            return None
+        if spaces and any(data.find(separator) >= 0 for separator in _SEPARATORS):
+            return None
+        return twin
+
+    def _text_spans(self, text: Any, search: Callable[..., Any], nl: Any) -> Iterator[tuple[int, int]]:
+        """The matching lines of ``text`` (a str, or ASCII bytes with the bytes twin's ``search``)
+        as offsets: the pattern over the whole text, each hit checked on its line alone when it
+        runs past the line's end."""
+        find, rfind, end = text.find, text.rfind, len(text)
         pos = 0
         while pos < end:
             found = search(text, pos)
             if found is None:
                 return
             at = found.start()
-            newline = rfind("\n", pos, at)
+            if at == end:  # an empty match after the last newline: that starts no line (_lines_of)
+                return
+            newline = rfind(nl, pos, at)
             start = newline + 1 if newline >= 0 else pos
-            stop = find("\n", at)
+            stop = find(nl, at)
             if stop < 0:
                 stop = end
             if found.end() <= stop or search(text[start:stop]):
@@ -384,6 +439,54 @@ class Regex:
     def hit(self, line: str) -> int | None:
         found = self.rx.search(line)
         return None if found is None else found.start()
+
+
+def _subpatterns(parser: Any, value: Any) -> Iterator[Any]:
+    """The parsed subpatterns inside an item's value (a group's, a repeat's, a branch's...)."""
+    if isinstance(value, parser.SubPattern):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _subpatterns(parser, item)
+
+
+def _ascii_twin(source: str, flags: int) -> tuple[Any, bool]:
+    """(``source`` compiled for bytes with the same flags, or False when it names a character
+    outside ASCII or does not compile for bytes — ``\\u``, ``\\N``, ``(?u)``; whether it uses
+    ``\\s``/``\\S``)."""
+    import re
+
+    parser = _parser()
+    try:
+        parsed = parser.parse(source, flags)
+    except Exception:  # noqa: BLE001 - re.compile accepted it; then the str path
+        return False, False
+    named = {parser.LITERAL, parser.NOT_LITERAL}
+    spaces = {parser.CATEGORY_SPACE, parser.CATEGORY_NOT_SPACE}
+    ascii_only, uses_space = True, False
+
+    def walk(items: Any) -> None:
+        nonlocal ascii_only, uses_space
+        for op, value in items:
+            if op in named:
+                ascii_only = ascii_only and value < 128
+            elif op == parser.RANGE:
+                ascii_only = ascii_only and value[1] < 128
+            elif op == parser.CATEGORY:
+                uses_space = uses_space or value in spaces
+            elif op == parser.IN:
+                walk(value)
+            else:
+                for sub in _subpatterns(parser, value):
+                    walk(sub)
+
+    walk(parsed)
+    if not ascii_only:
+        return False, False
+    try:
+        return re.compile(source.encode("ascii"), flags & ~re.UNICODE), uses_space
+    except (re.error, UnicodeEncodeError, ValueError, OverflowError, RecursionError):
+        return False, False
 
 
 def matcher(options: dict[str, Any]) -> Literal | Regex:

@@ -7,8 +7,10 @@ same matcher (search/matchers.py) gives each file's matching lines, which are wr
 bytes they are: the line numbers come from counting newlines between hits (``bytes.count``, in
 C), and the text is the file's own bytes whenever they are valid UTF-8, which is what decoding
 them with ``"replace"`` and encoding them again gives (a file that is not is decoded and
-encoded again, line by line, as the page path prints it). tests/test_grep_repo_speed.py
-compares both paths byte for byte.
+encoded again, line by line, as the page path prints it). A file of MAP_MIN bytes or more is
+mapped (mmap), not read, when the matcher searches it with find/rfind/slices only
+(``mappable``): reading 22 MB into fresh buffers cost more in page faults than finding a literal
+in them. tests/test_grep_repo_speed.py compares both paths byte for byte.
 
 ``search`` returns the counts ``grep.search`` returns (no ``files``) and the output bytes. A
 regex runs under the deadline runner (search/runner.py) as ``grep.search`` runs it, file by
@@ -22,6 +24,8 @@ import time
 from .grep import MARK_STEP, SMALL, _open_tree, read_file
 from .matchers import matcher
 from .runner import run_until
+
+MAP_MIN = 2 * MARK_STEP  # files this big are mapped (mmap), not read, when the matcher allows it
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -64,47 +68,72 @@ def search(tree: str, files: list[list], options: dict[str, Any], deadline: floa
 
 def _scan(tree: str, files: list[list], options: dict[str, Any],
           marks: dict[str, tuple[int, list[int]]]) -> Iterator[tuple[int, int, bytes]]:
-    """(file index, matching lines, their output) for each file, in order. A hit more than two
-    marks past the previous one is numbered from the mark before it (grep._scan does the same
-    with the marks a server keeps)."""
+    """(file index, matching lines, their output) for each file, in order. Big files are mapped,
+    not read, when the matcher can search a mapping (``mappable``)."""
     match = matcher(options)
-    absent, spans = match.absent, match.spans
+    map_from = MAP_MIN if match.mappable else None
+    absent = match.absent
     tree_fd = _open_tree(tree)
     try:
         for index, (path, size) in enumerate(files):
-            data = read_file(path, size, tree_fd)
-            if (len(data) < SMALL and absent(data)) or not match.prefilter(data):
-                yield index, 0, b""
+            data = read_file(path, size, tree_fd, map_from)
+            if isinstance(data, bytes):
+                if len(data) < SMALL and absent(data):  # most small files: one `in`, nothing else
+                    yield index, 0, b""
+                    continue
+                yield index, *_file(match, path, data, marks.get(path))
                 continue
-            prefix = path.encode("utf-8") + b":"
-            count = numbered = 0
-            line = 1
-            out: list[bytes] = []
-            newlines = data.count
-            recorded = marks.get(path)
-            steps = recorded[1] if recorded is not None and recorded[0] == len(data) else None
-            if steps is not None and len(steps) != len(data) // MARK_STEP + 1:
-                steps = None  # not this file's marks
-            for start, stop in spans(data, 0, None):
-                count += 1
-                if steps is not None and start - numbered > 2 * MARK_STEP:
-                    mark = start // MARK_STEP
-                    line = steps[mark] + newlines(b"\n", mark * MARK_STEP, start)
-                else:
-                    line += newlines(b"\n", numbered, start)
-                numbered = start
-                out.append(b"%b%d:%b\n" % (prefix, line, data[start:stop]))
-            piece = b"".join(out)
-            if piece and not piece.isascii():
-                try:
-                    piece.decode("utf-8")
-                except UnicodeDecodeError:
-                    piece = _replaced(prefix, data, out)
-            yield index, count, piece
+            with data:  # the mapping is closed before the next file is mapped
+                found = _file(match, path, data, marks.get(path))
+            yield index, *found
     finally:
         import os
 
         os.close(tree_fd)
+
+
+def _file(match: Any, path: str, data: Any, recorded: tuple[int, list[int]] | None) -> tuple[int, bytes]:
+    """(matching lines, their output) of one file's bytes (or its mapping). A hit is numbered by
+    counting newlines from the previous hit, or from the mark before it when that is nearer
+    (grep._scan does the same, two marks past, with the marks a server keeps)."""
+    if (len(data) < SMALL and match.absent(data)) or not match.prefilter(data):
+        return 0, b""
+    prefix = path.encode("utf-8") + b":"
+    count = numbered = 0
+    line = 1
+    out: list[bytes] = []
+    newlines = data.count if isinstance(data, bytes) else _counter(data)
+    steps = recorded[1] if recorded is not None and recorded[0] == len(data) else None
+    if steps is not None and len(steps) != len(data) // MARK_STEP + 1:
+        steps = None  # not this file's marks
+    for start, stop in match.spans(data, 0, None):
+        count += 1
+        if steps is not None and (start // MARK_STEP) * MARK_STEP > numbered:  # the mark is nearer
+            mark = start // MARK_STEP
+            line = steps[mark] + newlines(b"\n", mark * MARK_STEP, start)
+        else:
+            line += newlines(b"\n", numbered, start)
+        numbered = start
+        out.append(b"%b%d:%b\n" % (prefix, line, data[start:stop]))
+    piece = b"".join(out)
+    if piece and not piece.isascii():
+        try:
+            piece.decode("utf-8")
+        except UnicodeDecodeError:
+            piece = _replaced(prefix, data, out)
+    return count, piece
+
+
+def _counter(mapped: Any) -> Any:
+    """``bytes.count`` of a single byte for a mapping (mmap has no count): over copies of at
+    most MARK_STEP bytes, which the heap reuses (one big copy would fault in fresh pages)."""
+
+    def count(byte: bytes, start: int, end: int) -> int:
+        if end - start <= MARK_STEP:
+            return mapped[start:end].count(byte)
+        return sum(mapped[at:min(at + MARK_STEP, end)].count(byte) for at in range(start, end, MARK_STEP))
+
+    return count
 
 
 def _replaced(prefix: bytes, data: bytes, out: list[bytes]) -> bytes:

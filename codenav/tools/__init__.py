@@ -69,15 +69,18 @@ class CliOptions:
     ``name-only``) of the whole patch. ``opened``: the target, already opened to route the call
     (grep: a directory PATH goes to grep_repo). ``from_bytes``: grep_repo's plain output is
     every match as ``path:line:text`` and nothing else, so it is made from the files' bytes
-    (search/plain.py; set by ``_grep.call``).
+    (search/plain.py; set by ``_grep.call``). ``output``: the plain stdout bytes a run already
+    made that way (set by grep_repo's ``run``), written before what ``render`` writes — so the
+    result itself stays schema-shaped.
     """
 
-    __slots__ = ("plain", "max_columns", "view", "opened", "from_bytes")
+    __slots__ = ("plain", "max_columns", "view", "opened", "from_bytes", "output")
 
     def __init__(self, plain: bool = False, max_columns: int | None = None, view: str | None = None,
                  opened: Any = None, from_bytes: bool = False) -> None:
         self.plain, self.max_columns, self.view, self.opened = plain, max_columns, view, opened
         self.from_bytes = from_bytes
+        self.output: bytes | None = None
 
 
 def call(ns: Any) -> tuple[str, dict[str, Any], CliOptions]:

@@ -152,7 +152,7 @@ def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     if hint:
         result["hint"] = hint
     if plain is not None:
-        result["_plain"] = plain  # the CLI's output, already made (render writes it)
+        cli.output = plain  # the CLI's output, already made (cli.py writes it before render)
     return _target.with_warnings(result, entry)
 
 
@@ -345,10 +345,6 @@ def text(result: dict[str, Any], words: Any = None) -> str:
 def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
     """rg's --no-heading output: ``path:line:text``, context ``path-line-text``, ``--`` between
     blocks that do not touch (only when context was asked)."""
-    plain = result.get("_plain")
-    if plain is not None:
-        out.flush()
-        out.buffer.write(plain)
     separate = bool(result.get("filter", {}).get("context"))
     first = True
     write = out.write

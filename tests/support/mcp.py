@@ -96,7 +96,7 @@ def _check_json(world: Mapping[str, Any], tool: str, arguments: dict, argv: list
 
 
 # Words the CLI spells its own way: where a TEXT answer holds none, --verbose is byte-equal to it.
-_MCP_WORDS = ("start_line", "end_line", "path_prefix", "list_files", "read_file", "cursor=", "=true")
+_MCP_WORDS = ("start_line", "end_line", "path_prefix", "project_dir", "list_files", "read_file", "cursor=", "=true")
 
 
 def check_text(world: Mapping[str, Any], tool: str, arguments: dict, argv: list[str], payload: dict, *,

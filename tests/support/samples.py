@@ -1,4 +1,10 @@
-"""Source samples more than one test module reads (the symbol scanners' and their memory form's)."""
+"""Samples more than one test module reads: the symbol scanners' sources (and their memory
+form's), and a small locked project for list_deps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
 
 # A TypeScript module with every declaration form the scanner reports.
 TS_SOURCE = '''\
@@ -81,3 +87,14 @@ module.exports = { one, two: () => 2, three() {}, get four() { return 4; } };
 var q = "a /* not a comment */ b", r = '// nor this'; function afterStrings() {}
 var rx = /[/*]+/, d2 = 4 / 2 / 1; function afterRegex() {}
 '''
+
+
+def locked_project(base: Path, locked: dict[str, str]) -> Path:
+    """``base/project``: a project root (``.git``) whose package-lock.json (v3) locks ``locked``
+    (name → version) as direct dependencies; its path."""
+    project = base / "project"
+    (project / ".git").mkdir(parents=True, exist_ok=True)
+    packages: dict[str, dict] = {"": {"name": "app", "dependencies": dict(locked)}}
+    packages.update({f"node_modules/{name}": {"version": version} for name, version in locked.items()})
+    (project / "package-lock.json").write_text(json.dumps({"lockfileVersion": 3, "packages": packages}))
+    return project
