@@ -107,6 +107,14 @@ OUTPUT = (
     Option("--json", kind=SWITCH, help="print the JSON envelope (the MCP result) on stdout"),
     Option("--verbose", "-v", kind=SWITCH, help="human-oriented output with headers and hints inline"),
 )
+# Several targets at once instead of SPEC (grep_repo, search_symbols; tools/_many.py): the
+# operand after PATTERN or QUERY is the project DIR with --deps/--all-deps, else PATH_PREFIX.
+MANY = (
+    Option("--target", kind=LIST, metavar="SPEC", argument="targets", said=FLAG,
+           help="search this target too, instead of one SPEC (repeatable, at most 50)"),
+    Option("--deps", kind=SWITCH, help="search the direct dependencies the project's lockfiles pin (DIR: the project)"),
+    Option("--all-deps", kind=SWITCH, help="search every package the project's lockfiles pin (DIR: the project)"),
+)
 # How a hint names the parts of SPEC (they have no flag of their own).
 SPEC_WORDS = {"package_name": "the NAME of SPEC"}
 TARGET_SYNOPSIS = " [--repo-url URL [--git-ref REF]] [--wait MS] [--json] [--verbose]"
@@ -144,6 +152,7 @@ GREP = Command(
         Option("--cursor", metavar="CURSOR", argument="cursor", help="continue a --json page from its nextCursor"),
         Option("--max-columns", kind=NUMBER, metavar="N",  # plain output only (CliOptions.max_columns)
                help="print at most N characters of a line, around the match"),
+        *MANY,
     ),
 )
 DIFF = Command(
@@ -183,6 +192,7 @@ SYMBOLS = Command(
         Option("--max", kind=NUMBER, metavar="N", argument="max_results",
                help="results per page (default {DEFAULT_RESULTS}, at most {MAX_RESULTS})"),
         Option("--cursor", metavar="C", argument="cursor", help="the nextCursor of the previous page"),
+        *MANY,
     ),
 )
 DEPS = Command(

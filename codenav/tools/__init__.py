@@ -98,7 +98,11 @@ def call(ns: Any) -> tuple[str, dict[str, Any], CliOptions]:
 
 def arguments(ns: Any, command: Command) -> dict[str, Any]:
     """The MCP arguments of ``ns``: target, operands, then the options in declaration order."""
-    if command.target:
+    if command.target and _several(ns):  # --target SPEC..., --deps, --all-deps (tools/_many.py)
+        from ._many import cli_arguments
+
+        args = cli_arguments(ns, command)
+    elif command.target:
         args, rest = split_operands(ns, command.usage, command.operands)
         args.update((operand.argument, value) for operand, value in zip(command.operands, rest, strict=True)
                     if value is not None)
@@ -106,6 +110,11 @@ def arguments(ns: Any, command: Command) -> dict[str, Any]:
         args = {o.argument: getattr(ns, o.argument) for o in command.operands if getattr(ns, o.argument) is not None}
     args.update(option_arguments(ns, command))
     return args
+
+
+def _several(ns: Any) -> bool:
+    """Whether a command line names several targets (read without importing tools/_many.py)."""
+    return bool(getattr(ns, "target", None) or getattr(ns, "deps", False) or getattr(ns, "all_deps", False))
 
 
 def split_operands(ns: Any, usage: str, operands: tuple[Operand, ...]) -> tuple[dict[str, Any], list[str | None]]:

@@ -11,7 +11,7 @@ import sys
 
 from ..errors import invalid
 from ..grammar import GREP, OUTPUT, TARGET
-from . import _target, number_argument, option_arguments, split_operands
+from . import _several, _target, number_argument, option_arguments, split_operands
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
@@ -61,6 +61,14 @@ def looks_like_regex(pattern: str) -> bool:
 def call(ns: Any, cli: CliOptions, checked: Callable[[dict[str, Any]], Any]) -> tuple[str, dict[str, Any]]:
     """The tool a ``grep`` command line runs and its arguments: grep_file's (PATTERN, PATH,
     --context), or grep_repo's, whose path_prefix is PATH (see ``route``)."""
+    if _several(ns):
+        from ._many import cli_arguments  # several targets: always grep_repo, its PATH a prefix
+
+        args = {**cli_arguments(ns, GREP), **option_arguments(ns, GREP)}
+        path = args.pop("path", None)
+        if path is not None:
+            args["path_prefix"] = path.rstrip("/") if path.strip("/") else path
+        return REPO, _repo_output(ns, args, cli)
     args, (pattern, path) = split_operands(ns, GREP.usage, GREP.operands)
     if path is not None and path.endswith("/") and path.strip("/"):
         path = path.rstrip("/")  # `rg x lib/` names the directory lib
@@ -70,13 +78,18 @@ def call(ns: Any, cli: CliOptions, checked: Callable[[dict[str, Any]], Any]) -> 
     if path is not None:
         args["path_prefix"] = path
     args.update(option_arguments(ns, GREP))
+    return REPO, _repo_output(ns, args, cli)
+
+
+def _repo_output(ns: Any, args: dict[str, Any], cli: CliOptions) -> dict[str, Any]:
+    """``args``, with what the command line asks of grep_repo's plain output set on ``cli``."""
     if cli.plain and ns.max_columns is not None:
         # Plain output is rg's: every match, whole lines (--max-columns asks for the window).
         cli.max_columns = number_argument(ns.max_columns, _MAX_COLUMNS)
         if cli.max_columns < 1:
             raise invalid("--max-columns must be 1 or more", "max_columns")
     cli.from_bytes = plain_bytes(args, cli)
-    return REPO, args
+    return args
 
 
 def route(ns: Any, args: dict[str, Any], pattern: str, path: str | None, checked: Callable[[dict[str, Any]], Any],

@@ -92,6 +92,45 @@ def _locked(deps: Any, args: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"registry": d.registry, "package_name": d.name, "version": d.version} for d in chosen]
 
 
+def cli_arguments(ns: Any, command: Any) -> dict[str, Any]:
+    """The target part of a command line that names several targets, and its operands: PATTERN
+    or QUERY, then the project DIR (--deps, --all-deps: ``rg PATTERN DIR`` names where to look)
+    or PATH_PREFIX (--target). The other options are read as for one target."""
+    from ..targets import cli_int
+
+    deps = "all" if getattr(ns, "all_deps", False) else "direct" if getattr(ns, "deps", False) else None
+    if deps is not None and getattr(ns, "target", None):
+        raise invalid("give --target or --deps/--all-deps, not both", "deps")
+    if getattr(ns, "deps", False) and getattr(ns, "all_deps", False):
+        raise invalid("give --deps or --all-deps, not both", "deps")
+    for flag, dest in (("--repo-url", "repo_url"), ("--git-ref", "git_ref"), ("--artifact", "artifact"),
+                       ("--no-project", "no_project")):
+        if getattr(ns, dest, None) not in (None, False):
+            raise invalid(f"{flag} names one target; with --target, --deps or --all-deps give each as a SPEC",
+                          dest)
+    first, second = command.operands[0], command.operands[-1]
+    operands = list(ns.operands)
+    if not 1 <= len(operands) <= 2:
+        usage = f"codenav {command.name} --target SPEC... | --deps | --all-deps {first.metavar} [DIR|PATH_PREFIX]"
+        raise invalid(f"expected {first.metavar} and at most one DIR or PATH_PREFIX after it; usage: {usage}",
+                      first.argument)
+    args: dict[str, Any] = {first.argument: operands[0]}
+    if ns.wait is not None:
+        args["wait_timeout_ms"] = cli_int(ns.wait, "--wait", "wait_timeout_ms")
+    if getattr(ns, "project", None) is not None:
+        args["project_dir"] = ns.project
+    if len(operands) == 2:
+        if deps is None:
+            args[second.argument] = operands[1]
+        elif "project_dir" in args:
+            raise invalid("give the project as DIR or --project DIR, not both", "project_dir")
+        else:
+            args["project_dir"] = operands[1]
+    if deps is not None:
+        args["deps"] = deps
+    return args
+
+
 def concurrency() -> int:
     """How many cold targets are fetched at once (``CODENAV_FETCH_CONCURRENCY``, 1 to 64)."""
     import os
@@ -224,27 +263,17 @@ def render_skipped(result: dict[str, Any], err: Any) -> None:
 # --- one cursor across the targets ---------------------------------------------------------------
 
 def encode_cursor(fingerprint: str, index: int, inner: str) -> str:
-    """The cursor that continues at target ``index`` with that target's own cursor ``inner``."""
-    import binascii
-
-    raw = f"m1\n{fingerprint}\n{index}\n{inner}".encode()
-    return binascii.b2a_base64(raw, newline=False).decode("ascii").replace("+", "-").replace("/", "_").rstrip("=")
+    """The cursor that continues at target ``index`` with that target's own cursor ``inner``
+    (``m<index>.<fingerprint>.<inner>``: the inner cursor is URL-safe already)."""
+    return f"m{index}.{fingerprint}.{inner}"
 
 
 def decode_cursor(cursor: str, fingerprint: str, count: int) -> tuple[int, str]:
     """(target index, that target's cursor) of a cursor this search issued, or INVALID_ARGUMENT."""
-    import binascii
-
-    wrong = invalid("cursor is not one this search returned; repeat the search without it", "cursor")
-    try:
-        padded = cursor.replace("-", "+").replace("_", "/") + "=" * (-len(cursor) % 4)
-        version, mark, index, inner = binascii.a2b_base64(padded).decode().split("\n", 3)
-        number = int(index)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise wrong from None
-    if version != "m1" or mark != fingerprint or not 0 <= number < count:
-        raise wrong
-    return number, inner
+    index, mark, inner = (cursor[1:].split(".", 2) + ["", ""])[:3] if cursor.startswith("m") else ("", "", "")
+    if not index.isdigit() or len(index) > 3 or mark != fingerprint or not inner or int(index) >= count:
+        raise invalid("cursor is not one this search returned; repeat the search without it", "cursor")
+    return int(index), inner
 
 
 def fingerprint(opened: list[Opened], *parts: Any) -> str:

@@ -205,9 +205,11 @@ def _run_many(args: dict[str, Any], options: dict[str, Any], cli: Any) -> dict[s
         if detailing and budget is not None and budget < 2048:  # the page is full: count only, from here on
             want, reason = 0, "budget"
         if unbounded and cli.from_bytes and detailing:
+            from ..search import marks
             from ..search import plain as plain_grep
 
-            found, out = plain_grep.search(entry.path + "/tree", files, options, deadline)
+            found, out = plain_grep.search(entry.path + "/tree", files, options, deadline,
+                                           marks=None if entry.ranged else marks.load(entry))
             if out:
                 prefix = spec.encode() + b" "
                 plain.append(prefix + out[:-1].replace(b"\n", b"\n" + prefix) + b"\n")
@@ -253,7 +255,7 @@ def _run_many(args: dict[str, Any], options: dict[str, Any], cli: Any) -> dict[s
     if hint:
         result["hint"] = hint
     if cli is not None and cli.from_bytes:
-        result["_plain"] = b"".join(plain)
+        cli.output = b"".join(plain)
     found_warnings = _many.warnings(opened)
     if found_warnings:
         result["warnings"] = found_warnings

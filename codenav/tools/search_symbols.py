@@ -93,9 +93,6 @@ def _offset(cursor: Any, fingerprint: str) -> int:
 
 
 def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
-    from ..search.symbols import counts, search
-    from ..search.symbols.sidecar import write
-
     query, prefix, kinds, match, case_sensitive, limit = _check(args)  # before any download
     fingerprint = _fingerprint(query, prefix, kinds, match, case_sensitive)
     if _many.requested(args):
@@ -224,7 +221,9 @@ def text(result: dict[str, Any], words: Any = None) -> str:
     total, page = result["totalResults"], result["results"]
     # The query is the caller's own; files the index could not parse are worth knowing (a
     # definition there is not found), the count of those it could is not.
-    header = (f"{_answer.target_label(result['target'])} · {_answer.plural(total, 'definition')} "
+    many = "targets" in result
+    header = (f"{_many.summary(result) if many else _answer.target_label(result['target'])} · "
+              f"{_answer.plural(total, 'definition')} "
               f"({result['matchMode']} match"
               + (f"; {result['filesSkipped']} of {result['filesIndexed'] + result['filesSkipped']} files unparsed"
                  if result["filesSkipped"] else "") + ")")
@@ -236,14 +235,20 @@ def text(result: dict[str, Any], words: Any = None) -> str:
         header += _answer.more(f"cursor={result['nextCursor']}", words)
     # The issue's notation, as plain output: a doc line would double the cost of an answer
     # (read_file at the line shows it with the code; --json carries it). docs/decisions.md.
-    body = "".join(_line(item) + "\n" for item in page)
-    return _answer.join(header, _answer.notes(result, words), body)
+    body, group = [], None
+    for item in page:
+        if many and item["target"] != group:  # one line names the target of the definitions under it
+            group = item["target"]
+            body.append(f"[{group}]\n")
+        body.append(_line(item) + "\n")
+    return _answer.join(header, _many.skipped_lines(result) + _answer.notes(result, words), "".join(body))
 
 
 def render(result: dict[str, Any], out: TextIO, err: TextIO) -> None:
     """Plain output: one line per definition; the hint (with the cursor) on stderr."""
     for item in result["results"]:
-        out.write(_line(item) + "\n")
+        out.write((f"{item['target']} " if "target" in item else "") + _line(item) + "\n")
+    _many.render_skipped(result, err)
     if result.get("hint"):
         from ..words import for_cli
 
