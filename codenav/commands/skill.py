@@ -36,6 +36,10 @@ header line with the resolved version and totals, numbered lines and hints.
 5. `codenav diff SPEC FROM TO [PATH_PREFIX]` — what changed between two versions, as a git patch
    (`--stat`, `--numstat`, `--name-only` for git's summaries).
 
+Across the project's dependencies: `codenav grep --deps PATTERN` (direct ones; `--all-deps`:
+every locked package) and `codenav symbols --deps NAME`; `--target SPEC` (repeatable) names
+several. Each line starts with its SPEC: `npm:express@4.21.2 lib/router/index.js:12:text`.
+
 Public code you cannot name: `codenav search 'CODE TEXT' [--repo OWNER/] [--lang Python]` (grep.app,
 at most 10 files; the query leaves the machine, never put secrets in it), then
 `codenav fetch https://github.com/OWNER/NAME/blob/REF/PATH` for one file.
