@@ -218,6 +218,10 @@ CALLS: list[tuple[str, dict[str, Any], str]] = [  # tool, arguments, how the TEX
     ("codesearch", {"query": "answer"}, "grep.app · 1 file, 1 snippet\n"),
     ("codefetch", {"repo": "octo/demo", "path": "src/app.ts"}, "https://github.com/octo/demo/blob/HEAD/src/app.ts"),
     ("list_deps", {"project_dir": "{project}"}, "deps from package-lock.json: 1 direct (npm 1)\nnpm:demo@1.0.0\n"),
+    ("grep_repo", {"targets": ["npm:demo@0.9.0", DEMO], "pattern": "answer"},
+     "2 targets · 2 matching lines in 2 files (2 searched)\n[npm:demo@0.9.0]\nlib/a.js:1:"),
+    ("search_symbols", {"deps": "direct", "project_dir": "{project}", "query": "answer"},
+     "npm:demo@1.0.0 · 1 definition (exact match)\n[npm:demo@1.0.0]\nlib/a.js:1:"),
     ("read_file", {"target": DEMO, "path": "nope.js"}, "FILE_NOT_FOUND: "),
 ]
 
@@ -273,7 +277,8 @@ def test_inspector_cli_drives_every_tool_in_both_answer_forms(node_dir: Path, tm
     no_gh = tmp_path / "no-gh"  # PATH without gh: codefetch uses the REST fallback
     no_gh.mkdir()
     done = _inspector(node_dir, grepapp.url, "--method", "tools/call", "--tool-name", name,
-                      *[word for key, value in arguments.items() for word in ("--tool-arg", f"{key}={value}")],
+                      *[word for key, value in arguments.items()
+                        for word in ("--tool-arg", f"{key}={value if isinstance(value, str) else json.dumps(value)}")],
                       options=("--json",) if json_form else (), CODENAV_NPM_REGISTRY=demo.url,
                       CODENAV_PROJECT_DIR="", CODENAV_GITHUB_API_URL=github, PATH=str(no_gh))
     assert done.returncode == 0, done.stderr.decode(errors="replace")
