@@ -297,7 +297,12 @@ def _maven_oracle(module: Path):
     try:
         at = lines.index("[DEBUG] com.acme:core:jar:1.0")
     except ValueError:
-        pytest.skip("mvn could not resolve the POM's dependencies offline (they are not in the local repository)")
+        # Offline, mvn names each artifact it lacks ("... the artifact G:A:jar:V has not been downloaded")
+        missing = sorted(set(re.findall(r"artifact (\S+) has not been downloaded", done.stdout)))
+        errors = [line for line in lines if line.startswith("[ERROR]")][:1]
+        pytest.skip(f"mvn -o cannot build the project from the local repository {repo} (the image fills it): "
+                    f"it lacks {', '.join(missing) or 'nothing it names'}; "
+                    f"{errors[0][:300] if errors else done.stdout.strip()[-300:]}")
     direct = set()
     for line in lines[at + 1:]:
         if not line.startswith("[DEBUG]    ") or line.startswith("[DEBUG]     "):
