@@ -17,6 +17,7 @@ import pytest
 
 from codenav.lockfiles import find_locked
 from codenav.lockfiles.project import locked_dependencies
+from tests.support.broken import shapes
 
 DATA = Path(__file__).resolve().parent / "data" / "lockfiles"
 ROOT = Path(__file__).resolve().parent.parent
@@ -481,39 +482,20 @@ GOOD = {"crates": CARGO_V4, "go": GO_MOD, "rubygems": GEMFILE_LOCK, "packagist":
         "hex": MIX_LOCK_GIT, "nuget": (DATA / "nuget/packages.lock.json").read_text(), "maven": PARENT_POM}
 NAMES = {"crates": "serde", "go": "github.com/pkg/errors", "rubygems": "rack", "packagist": "monolog/monolog",
          "hex": "jason", "nuget": "octokit", "maven": "org.slf4j:slf4j-api"}
+SYNTAX = {"crates": "toml", "go": "lines", "rubygems": "lines", "packagist": "json", "hex": "elixir", "nuget": "json",
+          "maven": "xml"}
 WRONG_TYPES = {
     "crates": 'version = 4\npackage = "x"\n',
-    "go": "module\nrequire (\n  x\n)\nreplace => =>\n",
     "rubygems": "GEM\n  remote: x\n  specs:\n    rack\n",
-    "packagist": '{"packages": {"name": 3}, "packages-dev": [1, null, {"name": ["x"], "version": 2}]}',
-    "hex": '%{"jason": [1, 2], "x": {:hex}, 3 => 4}',
-    "nuget": '{"dependencies": {"net8.0": [], "net9.0": {"X": {"type": "Direct", "resolved": 5}}}}',
     "maven": "<project><dependencies><dependency/>text<dependency><version>1</version></dependency>"
              "</dependencies><parent><relativePath>/</relativePath></parent></project>",
 }
-NESTED = {
-    "crates": "a = " + "[" * 100_000 + "]" * 100_000 + "\n",
-    "go": "module x\nrequire (\n" * 10_000,
-    "rubygems": "GEM\n  specs:\n" + "    " * 10_000 + "x (1)\n",
-    "packagist": "[" * 200_000 + "]" * 200_000,
-    "hex": "%{" + '"a": {' * 10_000 + "}" * 10_000 + "}",
-    "nuget": '{"dependencies": ' + "[" * 200_000 + "]" * 200_000 + "}",
-    "maven": "<project>" + "<a>" * 50_000 + "</a>" * 50_000 + "</project>",
-}
+NESTED = {"go": "module x\nrequire (\n" * 10_000, "rubygems": "GEM\n  specs:\n" + "    " * 10_000 + "x (1)\n"}
 
 
 def _shapes(registry: str) -> dict[str, bytes]:
-    good = GOOD[registry].encode()
-    return {
-        "truncated": good[: len(good) // 2],
-        "empty": b"",
-        "wrong types": WRONG_TYPES[registry].encode(),
-        "deep nesting": NESTED[registry].encode(),
-        "binary": bytes(range(256)) * 64,
-        "not utf-8": good.replace(b"a", b"\xff", 3),
-        "nul bytes": good.replace(b"\n", b"\0\n", 5),
-        "huge line": b"x" * (4 * 1024 * 1024),
-    }
+    return shapes(GOOD[registry], SYNTAX[registry], wrong_types=WRONG_TYPES.get(registry),
+                  nested=NESTED.get(registry))
 
 
 HOSTILE = [(r, shape) for r in LOCKFILES for shape in _shapes(r)]
@@ -552,6 +534,25 @@ def test_oversized_and_looping_lockfiles_are_skipped(tmp_path, monkeypatch, regi
     skipped = []
     assert find_locked(registry, NAMES[registry], str(proj), skipped) is None
     assert skipped == [f"{LOCKFILES[registry]}: skipped: cannot be read (a symlink loop)"]
+
+
+@pytest.mark.parametrize(("registry", "name", "lockfile", "manifest"), [
+    ("npm", "ms", "npm/package-lock.v3.json", "package.json"),
+    ("pypi", "idna", "python/uv/uv.lock.trimmed", "pyproject.toml"),
+    ("crates", "serde", None, "Cargo.toml"),
+    ("packagist", "monolog/monolog", None, "composer.json"),
+])
+def test_a_deeply_nested_manifest_leaves_its_lockfile_read(tmp_path, registry, name, lockfile, manifest):
+    """A manifest nested past the recursion limit beside a good lockfile is read as absent: the lockfile still answers."""
+    files = {"crates": {"Cargo.lock": CARGO_V4}, "packagist": {"composer.lock": COMPOSER_LOCK}}.get(registry) or {
+        ("package-lock.json" if registry == "npm" else "uv.lock"): (DATA / lockfile).read_text()}
+    proj = project(tmp_path, files)
+    good = find_locked(registry, name, str(proj))
+    nested = "[" * 200_000 + "]" * 200_000 if manifest.endswith(".json") else "a = " + "[" * 100_000 + "]" * 100_000
+    (proj / manifest).write_text(nested)
+    skipped: list[str] = []
+    found = find_locked(registry, name, str(proj), skipped)
+    assert good is not None and skipped == [] and (found.version, found.file) == (good.version, good.file)
 
 
 def test_a_pom_parent_chain_that_loops_ends(tmp_path):

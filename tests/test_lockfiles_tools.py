@@ -90,7 +90,7 @@ def crates_project(server, base: Path) -> dict:
     run(["cargo", "generate-lockfile"], proj, env, "cargo generate-lockfile")
     fake.publish("demo-crate", "1.1.0", {"src/lib.rs": b"pub fn two() {}\n"})
     return {"env": {"CODENAV_CRATES_INDEX": "sparse+" + fake.url}, "proj": proj, "name": "demo-crate",
-            "locked": "1.0.0", "file": "Cargo.lock", "entry": "package demo-crate 1.0.0",
+            "locked": "1.0.0", "latest": "1.1.0", "file": "Cargo.lock", "entry": "package demo-crate 1.0.0",
             "oracle": lambda: _cargo_oracle(proj, env)}
 
 
@@ -121,7 +121,7 @@ def go_project(server, base: Path) -> dict:
     run(["go", "mod", "tidy"], proj, env, "go mod tidy")
     fake.publish("example.com/alpha", "v1.1.0", {"a.go": b"package alpha\n\nfunc B() {}\n"})
     return {"env": {"CODENAV_GOPROXY": fake.url, "CODENAV_GOSUMDB": fake.gosumdb()}, "proj": proj,
-            "name": "example.com/alpha", "locked": "v1.0.0", "file": "go.mod", "entry": "require example.com/alpha",
+            "name": "example.com/alpha", "locked": "v1.0.0", "latest": "v1.1.0", "file": "go.mod", "entry": "require example.com/alpha",
             "oracle": lambda: _go_oracle(proj, env)}
 
 
@@ -161,7 +161,7 @@ def rubygems_project(server, base: Path) -> dict:
     run(["bundle", "lock", "--local"], proj, env, "bundle lock --local")
     fake.publish("alpha", "1.1.0", {"lib/alpha.rb": b"# latest\n"})
     return {"env": {"CODENAV_RUBYGEMS_SOURCE": fake.url}, "proj": proj, "name": "alpha", "locked": "1.0.0",
-            "file": "Gemfile.lock", "entry": "GEM alpha (1.0.0)", "oracle": lambda: _bundler_oracle(proj, env)}
+            "latest": "1.1.0", "file": "Gemfile.lock", "entry": "GEM alpha (1.0.0)", "oracle": lambda: _bundler_oracle(proj, env)}
 
 
 def _bundler_oracle(proj: Path, env: dict[str, str]):
@@ -191,7 +191,7 @@ def packagist_project(server, base: Path) -> dict:
         "composer update")
     fake.publish("acme/alpha", "1.1.0", {"src/A.php": b"<?php // latest\n"}, extra={"require": {}})
     return {"env": {"CODENAV_COMPOSER_REPOSITORY": fake.url}, "proj": proj, "name": "acme/alpha",
-            "locked": "1.0.0", "file": "composer.lock", "entry": "packages acme/alpha",
+            "locked": "1.0.0", "latest": "1.1.0", "file": "composer.lock", "entry": "packages acme/alpha",
             "oracle": lambda: _composer_oracle(proj, env)}
 
 
@@ -217,7 +217,7 @@ def hex_project(server, base: Path) -> dict:
     fake.publish("jason", "1.4.4", {"lib/jason.ex": b"# latest\n"})
     proj = copied(base, {"mix.lock": "hex/mix.lock", "mix.exs": "hex/mix.exs"})
     return {"env": {"CODENAV_HEX_API": fake.api_url, "CODENAV_HEX_REPO": fake.repo_url}, "proj": proj,
-            "name": "jason", "locked": "1.4.0", "file": "mix.lock", "entry": "jason",
+            "name": "jason", "locked": "1.4.0", "latest": "1.4.4", "file": "mix.lock", "entry": "jason",
             "oracle": lambda: _mix_oracle(proj)}
 
 
@@ -235,7 +235,7 @@ def nuget_project(server, base: Path) -> dict:
     fake.publish("Octokit", "14.1.0", {"lib/net8.0/Octokit.xml": b"<doc>latest</doc>"})
     proj = copied(base, {"packages.lock.json": "nuget/packages.lock.json"})
     return {"env": {"CODENAV_NUGET_SOURCE": fake.url}, "proj": proj, "name": "Octokit", "locked": "14.0.0",
-            "file": "packages.lock.json", "entry": "dependencies.net10.0.Octokit",
+            "latest": "14.1.0", "file": "packages.lock.json", "entry": "dependencies.net10.0.Octokit",
             "oracle": lambda: _nuget_oracle(proj)}
 
 
@@ -278,7 +278,7 @@ def maven_project(server, base: Path) -> dict:
     (proj / "pom.xml").write_text(PARENT_POM)
     (proj / "core" / "pom.xml").write_text(CORE_POM)
     return {"env": {"CODENAV_MAVEN_REPOSITORY": fake.url}, "proj": proj / "core",
-            "name": "org.apache.commons:commons-lang3", "locked": "3.12.0", "file": "../pom.xml",
+            "name": "org.apache.commons:commons-lang3", "locked": "3.12.0", "latest": "3.14.0", "file": "../pom.xml",
             "entry": "properties lang3.version (dependencyManagement org.apache.commons:commons-lang3)",
             "oracle": lambda: _maven_oracle(proj / "core")}
 
@@ -297,7 +297,12 @@ def _maven_oracle(module: Path):
     try:
         at = lines.index("[DEBUG] com.acme:core:jar:1.0")
     except ValueError:
-        pytest.skip("mvn could not resolve the POM's dependencies offline (they are not in the local repository)")
+        # Offline, mvn names each artifact it lacks ("... the artifact G:A:jar:V has not been downloaded")
+        missing = sorted(set(re.findall(r"artifact (\S+) has not been downloaded", done.stdout)))
+        errors = [line for line in lines if line.startswith("[ERROR]")][:1]
+        pytest.skip(f"mvn -o cannot build the project from the local repository {repo} (the image fills it): "
+                    f"it lacks {', '.join(missing) or 'nothing it names'}; "
+                    f"{errors[0][:300] if errors else done.stdout.strip()[-300:]}")
     direct = set()
     for line in lines[at + 1:]:
         if not line.startswith("[DEBUG]    ") or line.startswith("[DEBUG]     "):
@@ -330,7 +335,7 @@ def conda_project(server, base: Path) -> dict:
     lock.to_path(proj / "pixi.lock")
     fake.publish("demo", "1.1", {"share/demo/a.txt": b"latest\n"}, depends=["helper >=0.3"])
     return {"env": {"CODENAV_CONDA_CHANNEL": fake.channel, "CODENAV_CONDA_API": fake.api, "CONDA_SUBDIR": "linux-64"},
-            "proj": proj, "name": "demo", "locked": "1.0", "file": "pixi.lock",
+            "proj": proj, "name": "demo", "locked": "1.0", "latest": "1.1", "file": "pixi.lock",
             "entry": "packages linux-64/demo-1.0-h1a2b3c4_0.tar.bz2", "oracle": lambda: _rattler_oracle(proj)}
 
 
@@ -373,7 +378,7 @@ def cran_project(server, base: Path) -> dict:
     fake.record("alpha", "1.0-2").archived = True  # CRAN archives the old version when a new one lands
     fake.publish("alpha", "1.1", {"R/alpha.R": b"alpha <- 'latest'\n"})
     return {"env": {"CODENAV_CRAN_REPOS": fake.url, "R_PROFILE": os.devnull}, "proj": proj, "name": "alpha",
-            "locked": "1.0-2", "file": "renv.lock", "entry": "alpha", "oracle": lambda: _r_oracle(proj)}
+            "locked": "1.0-2", "latest": "1.1", "file": "renv.lock", "entry": "alpha", "oracle": lambda: _r_oracle(proj)}
 
 
 def _r_oracle(proj: Path):
@@ -408,7 +413,7 @@ def pub_project(server, base: Path) -> dict:
     (proj / "pubspec.yaml").write_text("name: pub_dev\nenvironment:\n  sdk: ^3.9.0\ndev_dependencies:\n"
                                        "  lints: ^6.1.0\nflutter:\n  assets:\n    - &logo images/logo.png\n")
     return {"env": {"CODENAV_PUB_URL": fake.url}, "proj": proj, "name": "lints", "locked": "6.1.0",
-            "file": "pubspec.lock", "entry": "lints", "oracle": lambda: _pub_oracle(proj)}
+            "latest": "6.2.0", "file": "pubspec.lock", "entry": "lints", "oracle": lambda: _pub_oracle(proj)}
 
 
 def _pub_oracle(proj: Path):
@@ -441,15 +446,21 @@ def built(request, tmp_path):
 @pytest.mark.parametrize("built", list(BUILDERS), indirect=True)
 def test_the_locked_version_not_the_latest_on_both_surfaces(built):
     """With no version, the lockfile the tool wrote decides — on MCP and the CLI alike, byte for byte —
-    and plain mode names the lockfile on stderr."""
+    over the newer version the registry serves as its latest (which the same call without the project
+    reads), and plain mode names the lockfile on stderr."""
     registry, name, proj = built["registry"], built["name"], built["proj"]
     session = McpSession(built["cli_env"])
     try:
         payload = check({"env": built["cli_env"], "mcp": session}, "list_files",
                         {"registry": registry, "package_name": name, "project_dir": str(proj)},
                         ["files", f"{registry}:{name}", "--project", str(proj)])
+        latest = check({"env": built["cli_env"], "mcp": session}, "list_files",
+                       {"registry": registry, "package_name": name, "project_dir": ""},
+                       ["files", f"{registry}:{name}", "--project", ""])
     finally:
         session.close()
+    assert built["latest"] != built["locked"]
+    assert (latest["target"]["version"], latest["target"]["versionSource"]["kind"]) == (built["latest"], "latest")
     assert (payload["target"]["version"], payload["target"]["versionSource"]) == (
         built["locked"], {"kind": "lockfile", "file": built["file"], "entry": built["entry"]})
     plain = run_cli("files", f"{registry}:{name}", "--project", str(proj), env=built["cli_env"])
@@ -464,6 +475,7 @@ def test_deps_lists_what_an_independent_reading_gives(built):
     tool itself (cargo metadata, go list -m, Bundler's parser, composer show --locked, mvn) or a second
     reader written differently finds in the same files."""
     every, direct = built["oracle"]()
+    assert direct and (built["name"], built["locked"]) in every  # the oracle did read the files
     proc = run_cli("deps", "--all", "--json", "--project", str(built["proj"]), env=built["cli_env"])
     assert proc.returncode == 0, proc.stderr
     rows = json.loads(proc.stdout)["dependencies"]

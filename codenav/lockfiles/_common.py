@@ -204,7 +204,7 @@ def read_json_object(path: str) -> dict:
     import json
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}
     return value if isinstance(value, dict) else {}
 
@@ -217,7 +217,7 @@ def read_toml(path: str) -> dict:
     import tomllib
     try:
         return tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, ValueError):
+    except (ValueError, RecursionError):  # TOMLDecodeError is a ValueError
         return {}
 
 

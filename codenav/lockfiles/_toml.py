@@ -1,4 +1,6 @@
-"""``tomllib`` with its errors turned into ``LockfileError`` (one line, naming the position)."""
+"""``tomllib`` with its errors turned into ``LockfileError`` (one line, naming the position; a file
+nested past the interpreter's recursion limit is one too, so a manifest read beside a lockfile
+cannot void the lockfile)."""
 
 from __future__ import annotations
 
@@ -11,3 +13,5 @@ def loads(text: str) -> dict:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise LockfileError(f"not valid TOML ({str(e).splitlines()[0]})") from None
+    except RecursionError:
+        raise LockfileError("nested too deeply") from None

@@ -22,6 +22,8 @@ def _load_json(text: str):
     except ValueError as e:
         line = getattr(e, "lineno", None)
         raise LockfileError(f"not valid JSON{f' (line {line})' if line else ''}") from None
+    except RecursionError:
+        raise LockfileError("nested too deeply") from None
 
 
 def _direct(ctx) -> set[str]:
