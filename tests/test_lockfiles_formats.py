@@ -606,3 +606,155 @@ def test_warm_calls_read_the_memo(tmp_path, registry, files, name, reader):
         (proj / "core/pom.xml").write_text(CORE_POM.replace("<properties><slf4j.version>2.0.16</slf4j.version>"
                                                             "</properties>", ""))
         assert find_locked(registry, name, str(start)).version == "2.0.99"
+
+
+# --- the manifests that are not lockfiles, against a reader written differently -------------------
+
+GRADLE_LOCKFILE = """# This is a Gradle generated file for dependency locking.
+# Manual edits can break the build and are not advised.
+# This file is expected to be part of source control.
+com.google.guava:failureaccess:1.0.1=compileClasspath,runtimeClasspath
+com.google.guava:guava:32.1.3-jre=compileClasspath,runtimeClasspath
+org.apache.commons:commons-lang3:3.12.0=testCompileClasspath
+empty=annotationProcessor
+"""
+VERSION_CATALOG = """[versions]
+guava = "32.1.3-jre"
+junit = { strictly = "5.10.0" }
+slf = { require = "2.0.9", prefer = "2.0.9" }
+
+[libraries]
+guava = { module = "com.google.guava:guava", version.ref = "guava" }
+lang3 = { group = "org.apache.commons", name = "commons-lang3", version = "3.12.0" }
+junit = { module = "org.junit.jupiter:junit-jupiter", version.ref = "junit" }
+okio = "com.squareup.okio:okio:3.6.0"
+slf4j = { module = "org.slf4j:slf4j-api", version.ref = "slf" }
+bom = { module = "org.example:no-version" }
+
+[plugins]
+kotlin = { id = "org.jetbrains.kotlin.jvm", version = "1.9.20" }
+"""
+PACKAGES_PROPS = """<Project>
+  <PropertyGroup><ManagePackageVersionsCentrally>true</ManagePackageVersionsCentrally></PropertyGroup>
+  <ItemGroup>
+    <PackageVersion Include="Newtonsoft.Json" Version="13.0.3" />
+    <PackageVersion Include="Serilog" Version="3.1.1" />
+  </ItemGroup>
+</Project>
+"""
+APP_CSPROJ = """<Project Sdk="Microsoft.NET.Sdk">
+  <ItemGroup>
+    <PackageReference Include="Newtonsoft.Json" />
+    <PackageReference Include="Octokit" Version="14.0.0" />
+    <ProjectReference Include="../Lib/Lib.csproj" />
+  </ItemGroup>
+</Project>
+"""
+
+
+def _gradle_lockfile_oracle(proj: Path) -> tuple[set, set]:
+    """Gradle's lock state, read line by line: GROUP:ARTIFACT:VERSION=CONFIGURATIONS (no direct mark)."""
+    every = set()
+    for line in (proj / "gradle.lockfile").read_text().splitlines():
+        coordinate, _, _ = line.partition("=")
+        if line.startswith("#") or coordinate.count(":") != 2:
+            continue
+        group, artifact, version = coordinate.split(":")
+        every.add((f"{group}:{artifact}", version))
+    return every, set()
+
+
+def _catalog_oracle(proj: Path) -> tuple[set, set]:
+    """The version catalog through tomllib: each library with a version, a version.ref resolved,
+    a rich version's strictly/require; plugins are not libraries."""
+    import tomllib
+
+    doc = tomllib.loads((proj / "gradle" / "libs.versions.toml").read_text())
+    versions = doc.get("versions", {})
+
+    def plain(value):
+        return value if isinstance(value, str) else value.get("strictly") or value.get("require")
+
+    every = set()
+    for library in doc["libraries"].values():
+        if isinstance(library, str):
+            group, artifact, version = library.split(":")
+            every.add((f"{group}:{artifact}", version))
+            continue
+        module = library.get("module") or f"{library['group']}:{library['name']}"
+        version = library.get("version")
+        version = plain(versions[version["ref"]]) if isinstance(version, dict) and "ref" in version else (
+            plain(version) if version is not None else None)
+        if version:
+            every.add((module, version))
+    return every, every
+
+
+def _msbuild_oracle(proj: Path) -> tuple[set, set]:
+    """The project's PackageReferences through ElementTree, a missing Version taken from the
+    Directory.Packages.props above it."""
+    import xml.etree.ElementTree as ET
+
+    central = {e.get("Include"): e.get("Version") for e in ET.parse(proj.parents[1] / "Directory.Packages.props").iter()
+               if e.tag == "PackageVersion"}
+    every = {(e.get("Include"), e.get("Version") or central[e.get("Include")])
+             for e in ET.parse(proj / "App.csproj").iter() if e.tag == "PackageReference"}
+    return every, every
+
+
+def _manifest_project(base: Path, kind: str) -> tuple[Path, str]:
+    (base / ".git").mkdir(parents=True)
+    if kind == "gradle.lockfile":
+        (base / "gradle.lockfile").write_text(GRADLE_LOCKFILE)
+        return base, "maven"
+    if kind == "libs.versions.toml":
+        (base / "gradle").mkdir()
+        (base / "gradle" / "libs.versions.toml").write_text(VERSION_CATALOG)
+        return base, "maven"
+    (base / "Directory.Packages.props").write_text(PACKAGES_PROPS)
+    (base / "src" / "App").mkdir(parents=True)
+    (base / "src" / "App" / "App.csproj").write_text(APP_CSPROJ)
+    return base / "src" / "App", "nuget"
+
+
+ORACLES = {"gradle.lockfile": _gradle_lockfile_oracle, "libs.versions.toml": _catalog_oracle,
+           "csproj + Directory.Packages.props": _msbuild_oracle}
+
+
+@pytest.mark.parametrize("kind", list(ORACLES))
+def test_manifests_list_what_a_reader_written_differently_gives(tmp_path, kind):
+    """deps over a gradle.lockfile, a version catalog, or a csproj with central package versions
+    lists exactly the (name, version) pairs, and the direct ones, that a second reader finds."""
+    proj, registry = _manifest_project(tmp_path / "proj", kind)
+    every, direct = ORACLES[kind](proj)
+    assert every  # the oracle did read the files
+    locks = locked_dependencies(str(proj))
+    mine = {(d.name, d.version) for d in locks.dependencies if d.registry == registry}
+    assert (mine, {(d.name, d.version) for d in locks.dependencies if d.registry == registry and d.direct}) == (
+        every, direct)
+    assert locks.warnings == []
+
+
+def test_a_go_workspace_lists_what_go_reads_from_its_modules(tmp_path):
+    """deps over a go.work lists each used module's requirements, direct unless `// indirect`,
+    as a reader of the go.mod lines written here finds them (`go list -m` would need a proxy
+    for the modules' own go.mod files; the go.mod test against the fake proxy runs it)."""
+    import re
+
+    proj = tmp_path / "proj"
+    for name, requires in (("a", "require github.com/pkg/errors v0.9.1\n"),
+                           ("b", "require (\n\tgolang.org/x/text v0.14.0\n\tgithub.com/google/uuid v1.6.0 // indirect\n)\n")):
+        (proj / name).mkdir(parents=True)
+        (proj / name / "go.mod").write_text(f"module example.com/{name}\n\ngo 1.22\n\n{requires}")
+    (proj / ".git").mkdir()
+    (proj / "go.work").write_text("go 1.22\n\nuse (\n\t./a\n\t./b\n)\n")
+    every, direct = set(), set()
+    for name in ("a", "b"):
+        for path, version, comment in re.findall(r"^\s*(?:require\s+)?([\w.\-/]+\.\w+/[\w.\-/]+)\s+(v\S+)(.*)$",
+                                                 (proj / name / "go.mod").read_text(), re.M):
+            every.add((path, version))
+            if "// indirect" not in comment:
+                direct.add((path, version))
+    locks = locked_dependencies(str(proj))
+    assert {(d.name, d.version) for d in locks.dependencies} == every
+    assert {(d.name, d.version) for d in locks.dependencies if d.direct} == direct
