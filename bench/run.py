@@ -3,8 +3,9 @@
     python bench/run.py            # everything, about a minute and a half; needs npm, pip and the registries
     python bench/run.py --quick    # a quarter of the repeats
     python bench/run.py --offline  # only what needs no registry (the 20,000-file tree, the locked project)
-    python bench/run.py --only warm,mcp   # a subset: warm, mcp, cold-npm, cold-many, cold-pypi, rss, tree, locked, grep
+    python bench/run.py --only warm,mcp   # a subset: warm, mcp, cold-npm, cold-many, cold-pypi, rss, tree, locked, grep, deps
     python bench/run.py --only grep       # grep_repo against rg -j1 -uu on four trees (bench/grep_repo.py)
+    python bench/run.py --only deps       # grep --all-deps against npm ci / pip download and rg (bench/deps.py)
     python bench/run.py --only mcp --baseline-checkout ../main   # the MCP row of two checkouts, one run
     python bench/run.py --only tokens     # answer tokens against the plain CLI, and the catalog (bench/tokens.py)
 
@@ -42,6 +43,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(ROOT))
 
 import bigtree  # noqa: E402
+import deps  # noqa: E402
 import grep_repo  # noqa: E402
 import harness  # noqa: E402
 import mcp_load  # noqa: E402
@@ -371,6 +373,12 @@ class Bench:
         self.extra.append(grep_repo.run(self.python, self.codenav, self.warm_cache, self.fresh_dir("grep"),
                                         self.pairs(15)))
 
+    def deps(self) -> None:
+        """`codenav grep --all-deps` over an npm and a PyPI project, warm against rg over the package
+        manager's tree, cold against the package manager's fetch (bench/deps.py)."""
+        self.extra.append(deps.run(self.python, self.codenav, self.fresh_dir("deps"), self.pairs(5),
+                                   1 if self.quick else 3))
+
     def tokens(self) -> None:
         """What an answer costs a model: cl100k tokens of the TEXT answer against the plain CLI."""
         report, mean, catalog = tokens.run(self.codenav, self.env(self.warm_cache))
@@ -398,7 +406,7 @@ class Bench:
 # name (for --only) -> Bench method, in the order of the table
 BENCHMARKS = {"warm": "warm_tools", "mcp": "mcp", "cold-npm": "cold_npm", "cold-many": "cold_many",
               "cold-pypi": "cold_pypi", "rss": "indexer_rss", "tree": "big_tree", "locked": "locked",
-              "grep": "grep", "tokens": "tokens"}
+              "grep": "grep", "deps": "deps", "tokens": "tokens"}
 
 
 def wait_for_indexers(cache: Path) -> None:

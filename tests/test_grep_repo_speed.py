@@ -491,3 +491,17 @@ def test_a_file_is_mapped_only_when_big_and_the_matcher_can_search_a_mapping(tmp
         {"case_sensitive": True}, {}, {"regex": True, "case_sensitive": True}, {"regex": True},
         {"regex": True, "pattern": r"\w+"}, {"regex": True, "pattern": r"(?i)abc", "case_sensitive": True})] == [
         True, False, True, False, True, False]
+
+
+@pytest.mark.parametrize("line", ["caf\u00e9 needle", "\u00c9t\u00e9 NEEDLE \u00e9t\u00e9 needle",
+                                  "stra\u00dfe needle", "\ufb01le \u212aelvin needle", "\u03a3\u03c2 needle",
+                                  "x" * 5000 + "\u00e9" + "y" * 5000 + "Needle"])
+def test_a_case_insensitive_hit_column_is_the_character_of_the_folded_offset(line):
+    """The column of a case-insensitive hit is the character the folded line's offset came from,
+    whether folding keeps the line's length (the quick answer) or grows it."""
+    from codenav.search.matchers import Literal
+
+    folded = line.casefold()
+    pos, seen = folded.find("needle"), 0
+    column = next(i for i, ch in enumerate(line) if (seen := seen + len(ch.casefold())) > pos)
+    assert Literal("needle", case_sensitive=False, whole_words=False).hit(line) == column

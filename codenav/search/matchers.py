@@ -203,7 +203,10 @@ class Literal:
                 pos = haystack.find(needle, pos + 1)
         if pos < 0:
             return None
-        if self.case_sensitive or haystack is line or len(haystack) == len(line) and line.isascii():
+        # No character folds to nothing, so a folded line as long as the line folded each
+        # character to one: the offset is the column (an accented minified bundle's long lines
+        # would otherwise be walked character by character up to every hit).
+        if self.case_sensitive or haystack is line or len(haystack) == len(line):
             return pos
         folded = 0  # map an offset in the folded line back to the character it came from
         for index, ch in enumerate(line):
