@@ -315,3 +315,21 @@ def test_plain_symbols_prefix_each_line_with_its_target(world):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.decode() == ("npm:alpha@1.0.0 index.js:1:function:needle  function needle()\n"
                                     "npm:gamma@3.1.0 a.js:1:class:Needle  class Needle\n")
+
+
+def test_a_search_over_many_targets_asks_each_registry_for_its_endpoint_once(registry, monkeypatch):
+    """npm's endpoint comes from its configuration files: a search over many targets reads it once
+    and names each target's cache entry exactly as a one-target call does."""
+    from codenav.cache import aliases
+    from codenav.registries import npm
+
+    grep_repo.run({"targets": TARGETS, "pattern": "needle"})  # warm every target
+    asked = []
+    real = npm.endpoint
+    monkeypatch.setattr(npm, "endpoint", lambda: asked.append(1) or real())
+    many = grep_repo.run({"targets": TARGETS, "pattern": "needle", "max_matches": 1000})
+    assert len(asked) == 1 and aliases.held_endpoints is None
+    singles = [grep_repo.run({**_fields(spec), "max_matches": 1000, "pattern": "needle"}) for spec in TARGETS]
+    assert len(asked) == 1 + len(TARGETS)
+    assert _lines(many) == [(spec, *row[1:]) for spec, one in zip(TARGETS, singles, strict=True)
+                            for row in _lines(one)]

@@ -149,6 +149,13 @@ def open_all(items: list[dict[str, Any]], progress: bool = False) -> tuple[list[
     (each waits on its indexer process), ``progress`` drawing one line on stderr meanwhile.
     Every target failing raises the first one's error, naming all of them.
     """
+    from ..cache.aliases import hold_endpoints
+
+    with hold_endpoints():  # each registry's endpoint read once for all the targets
+        return _open_all(items, progress)
+
+
+def _open_all(items: list[dict[str, Any]], progress: bool) -> tuple[list[Opened], list[dict[str, Any]]]:
     from . import _target
 
     outcomes: list[Any] = [None] * len(items)
