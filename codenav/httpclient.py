@@ -20,6 +20,7 @@ in words), ``TimeoutError`` for the deadline, and ``OSError`` with words for a b
 from __future__ import annotations
 
 import http.client
+import socket
 from _thread import get_ident
 from urllib.parse import quote, urlsplit
 
@@ -32,6 +33,8 @@ _SAFE = "!#$%&'()*+,/:;=?@[]~"
 _REDIRECTS = (301, 302, 303, 307, 308)  # requests' REDIRECT_STATI
 _POOL: dict[tuple[int, str, str, int], http.client.HTTPConnection] = {}
 _CLOSING: list = []  # the exit hook, once registered
+_ADDRESSES: dict[tuple[str, int], tuple[float, list]] = {}  # (host, port) -> (when asked, getaddrinfo's answer)
+DNS_TTL = 300.0  # seconds a host's addresses are reused, as npm's agent keeps its lookups
 
 
 class Exchange:
@@ -143,8 +146,47 @@ def _connection(scheme: str, host: str, port: int) -> http.client.HTTPConnection
     if scheme == "https":
         from .config import trust
 
-        return http.client.HTTPSConnection(host, port, context=trust.context())
-    return http.client.HTTPConnection(host, port)
+        conn: http.client.HTTPConnection = http.client.HTTPSConnection(host, port, context=trust.context())
+    else:
+        conn = http.client.HTTPConnection(host, port)
+    conn._create_connection = _create_connection  # type: ignore[attr-defined]
+    return conn
+
+
+def addresses(host: str, port: int) -> list:
+    """``getaddrinfo``'s answer for (host, port), asked once per ``DNS_TTL`` by this process and
+    the forks it starts after asking: some resolvers stall for seconds on one lookup in a few
+    (docs/decisions.md), and one search may open hundreds of connections to one registry."""
+    import time
+
+    found = _ADDRESSES.get((host, port))
+    if found is not None and time.monotonic() - found[0] < DNS_TTL:
+        return found[1]
+    answer = socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM)
+    _ADDRESSES[(host, port)] = (time.monotonic(), answer)
+    return answer
+
+
+def _create_connection(address: tuple[str, int], timeout: float | None = None,
+                       source_address: tuple[str, int] | None = None) -> socket.socket:
+    """``socket.create_connection`` over the remembered addresses: each in turn until one
+    connects; when none does, the answer is forgotten (the next connection asks again)."""
+    host, port = address
+    error: OSError | None = None
+    for family, kind, proto, _, where in addresses(host, port):
+        sock = socket.socket(family, kind, proto)
+        try:
+            if isinstance(timeout, (int, float)):  # else http.client's "the default" sentinel
+                sock.settimeout(timeout)
+            if source_address is not None:
+                sock.bind(source_address)
+            sock.connect(where)
+            return sock
+        except OSError as exc:
+            error = exc
+            sock.close()
+    _ADDRESSES.pop((host, port), None)
+    raise error if error is not None else OSError(f"no address found for {host}")
 
 
 def _close_all() -> None:

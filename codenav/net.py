@@ -100,6 +100,25 @@ def _route(url: str, manager: str | None) -> tuple[dict[str, Any] | None, tuple[
     return None, None, insecure
 
 
+def _direct(url: str, via: tuple[str, str] | None, insecure: bool) -> bool:
+    """Whether an exchange with ``url`` goes straight to its host through http.client."""
+    return via is None and not insecure and "@" not in urlsplit(url).netloc and not _netrc_present()
+
+
+def look_up_ahead(url: str, manager: str | None) -> None:
+    """Resolve ``url``'s host now when an exchange with it would connect to it directly, so the
+    forks started next inherit the answer (cache/many.py); a failure is left to the exchange."""
+    try:
+        _, via, insecure = _route(url, manager)
+        if _direct(url, via, insecure):
+            from . import httpclient
+
+            parts = urlsplit(url)
+            httpclient.addresses(parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80))
+    except (CodenavError, OSError, ValueError):
+        pass
+
+
 def _environment_may_proxy() -> bool:
     """Whether requests could find a proxy for some URL in the environment: a ``*_proxy``
     variable (any case, as urllib reads them), or a system whose proxy settings live outside
@@ -173,7 +192,7 @@ def request(
     while True:
         proxies, via, insecure = _route(current, manager)
         try:
-            if via is None and not insecure and "@" not in urlsplit(current).netloc and not _netrc_present():
+            if _direct(current, via, insecure):
                 from . import httpclient
 
                 try:

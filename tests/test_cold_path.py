@@ -154,6 +154,38 @@ def test_a_kept_alive_connection_carries_the_next_request_and_a_dropped_one_is_r
     assert connections[0] == connections[1] == connections[2] != connections[3]
 
 
+def test_a_host_is_looked_up_once_for_many_connections_and_again_once_none_answers(server, monkeypatch):
+    """Each new connection to one host reuses the addresses the first looked up (this machine's
+    resolver stalls 5 s on one lookup in a few); when none of them accepts a connection they are
+    forgotten, and the next connection asks again; past DNS_TTL they are asked again too."""
+    import socket
+
+    from codenav import httpclient
+
+    asked = []
+    real = socket.getaddrinfo
+    monkeypatch.setattr(socket, "getaddrinfo", lambda host, *rest: asked.append(host) or real(host, *rest))
+    monkeypatch.setattr(httpclient, "_ADDRESSES", {})
+    url = server.url.replace("127.0.0.1", "localhost") + "/ok"
+    for _ in range(3):
+        assert net.request("GET", url, what="x").body == BODY
+        httpclient._close_all()  # a new connection each time
+    assert asked == ["localhost"]
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there: every connection is refused
+    for _ in range(2):
+        with pytest.raises(CodenavError):
+            net.request("GET", f"http://localhost:{port}/", what="x")
+    assert asked == ["localhost"] * 3
+    monkeypatch.setattr(httpclient, "DNS_TTL", 0.0)
+    for _ in range(2):
+        assert net.request("GET", url, what="x").body == BODY
+        httpclient._close_all()
+    assert asked == ["localhost"] * 5
+
+
 def test_a_direct_exchange_does_not_import_requests(server):
     """On an open network (no proxy variable, no .netrc) fetching imports neither requests nor urllib3."""
     code = ("import sys\nfrom codenav import net\n"

@@ -66,10 +66,10 @@ class Forked:
         return self.returncode
 
 
-def start(job: dict[str, Any], log_fd: int | None, package_parent: str) -> Forked:
+def start(job: dict[str, Any], log_fd: int | None, package_parent: str, keep: tuple[int, ...] = ()) -> Forked:
     """Fork, run ``job`` in the child as the indexer process would, and return the parent's handle,
     leashed in proc's table; ``log_fd`` becomes the child's stderr (None: it keeps this one, for
-    progress)."""
+    progress); the descriptors ``keep`` stay open in the child (the locks a late phase inherits)."""
     from .. import proc
 
     leash_read, leash_write = os.pipe()
@@ -86,7 +86,7 @@ def start(job: dict[str, Any], log_fd: int | None, package_parent: str) -> Forke
 
             signal.signal(signal.SIGHUP, signal.SIG_DFL)  # the command's handler is not the indexer's
             proc.forked_child()
-            _descriptors(leash_read, write_end, log_fd)
+            _descriptors(leash_read, write_end, log_fd, keep)
             os.environ["PYTHONPATH"] = package_parent + (
                 os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else "")
             from .indexer import run
@@ -104,15 +104,19 @@ def start(job: dict[str, Any], log_fd: int | None, package_parent: str) -> Forke
     return child
 
 
-def _descriptors(stdin_fd: int, stdout_fd: int, log_fd: int | None) -> None:
+def _descriptors(stdin_fd: int, stdout_fd: int, log_fd: int | None, keep: tuple[int, ...] = ()) -> None:
     """stdin from ``stdin_fd`` (the leash), stdout to ``stdout_fd``, stderr to ``log_fd`` (kept
-    when None: progress for the terminal), every other descriptor closed, as
-    ``Popen(close_fds=True)``."""
+    when None: progress for the terminal), every other descriptor but ``keep`` closed, as
+    ``Popen(close_fds=True, pass_fds=keep)``."""
     os.dup2(stdin_fd, 0)
     os.dup2(stdout_fd, 1)
     if log_fd is not None:
         os.dup2(log_fd, 2)
-    os.closerange(3, _max_fd())
+    low = 3
+    for fd in sorted(keep):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, _max_fd())
 
 
 def _max_fd() -> int:

@@ -47,8 +47,8 @@ class OutOfTime(BaseException):
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == [LATE]:
-        return _late(argv[1], int(argv[2]))
+    if argv[:1] == [LATE]:  # --late KEY LOCK_FD [KEY LOCK_FD ...]
+        return _late(list(zip(argv[1::2], map(int, argv[2::2]), strict=True)))
     return run(json.loads(argv[0]))
 
 
@@ -58,12 +58,16 @@ def run(job: dict) -> int:
     from ..errors import CodenavError
     from .indexing import build
 
+    if job.get("kind") == "late":  # the late sidecars of many entries, their locks inherited (cache/many.py)
+        _exec_late([(key, fd) for key, fd in job["entries"]])
     signal.signal(signal.SIGTERM, _raise_once(Stopped))
     leash = _Leash() if job.get("leash") else None
 
     def late(key: str, lock_fd: int) -> None:
+        if job.get("late") == "later":
+            return  # its caller hands them, with the lock, to one process for many entries (cache/many.py)
         if leash is None or leash.keep_for_late():
-            _exec_late(key, lock_fd)
+            _exec_late([(key, lock_fd)])
         # else cut loose while publishing: nobody waits for the sidecars (a tool derives them on first use)
 
     try:
@@ -161,16 +165,18 @@ def _backstop(seconds: float) -> None:
     threading.Thread(target=end, name="backstop", daemon=True).start()
 
 
-def _exec_late(key: str, lock_fd: int) -> None:
-    """Become ``--late KEY LOCK_FD`` (never returns): the lock stays held across the exec, every
-    other descriptor (sockets included) is closed by it, and the timer set here survives it."""
+def _exec_late(entries: list[tuple[str, int]]) -> None:
+    """Become ``--late KEY LOCK_FD ...`` (never returns): each entry's lock stays held across the
+    exec, every other descriptor (sockets included) is closed by it, and the timer set here
+    survives it: one bound for all the entries."""
     seconds = _sidecar_timeout()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except (OSError, ValueError, AttributeError):
             pass
-    os.set_inheritable(lock_fd, True)
+    for _, lock_fd in entries:
+        os.set_inheritable(lock_fd, True)
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)  # the leash is not the late phase's: it answers to its own timer
     os.dup2(null, 1)  # nor the caller's pipe, which was told the entry is published
@@ -178,12 +184,14 @@ def _exec_late(key: str, lock_fd: int) -> None:
     # Until the new process installs its handler, SIGALRM's default action ends it: the bound
     # holds even if it never gets that far.
     signal.setitimer(signal.ITIMER_REAL, seconds)
-    os.execv(sys.executable, [sys.executable, "-m", f"{__package__}.indexer", LATE, key, str(lock_fd)])
+    pairs = [str(part) for entry in entries for part in entry]
+    os.execv(sys.executable, [sys.executable, "-m", f"{__package__}.indexer", LATE, *pairs])
 
 
-def _late(key: str, lock_fd: int) -> int:
-    """Derive the late sidecars of ``key`` (its lock held through ``lock_fd``), within the time
-    the exec'ing indexer set; a sidecar not finished in time is removed whole, not left half."""
+def _late(entries: list[tuple[str, int]]) -> int:
+    """Derive the late sidecars of each entry (its lock held through its descriptor, let go once
+    they are derived), within the time the exec'ing indexer set; a sidecar not finished in time
+    is removed whole, not left half, and the entries after it are left to a tool's first use."""
     from .indexing import derive_late
 
     left = signal.getitimer(signal.ITIMER_REAL)[0]
@@ -193,8 +201,11 @@ def _late(key: str, lock_fd: int) -> int:
     signal.signal(signal.SIGALRM, _raise_once(OutOfTime))
     signal.signal(signal.SIGTERM, _raise_once(OutOfTime))
     _backstop(left + HARD_STOP)
+    key = ""
     try:
-        derive_late(key)
+        for key, lock_fd in entries:
+            derive_late(key)
+            os.close(lock_fd)
     except OutOfTime:
         sys.stderr.write(f"codenav: the late sidecars of {key} were stopped at their time limit "
                          "(CODENAV_SIDECAR_TIMEOUT); a tool derives them on first use\n")

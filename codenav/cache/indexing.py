@@ -152,10 +152,10 @@ def _build_locked(job: dict[str, Any], fetched: Callable[[], None]) -> tuple[str
     aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
     existing = store.find(artifact.key)
     # Published by an indexer that may have stopped short of its late sidecars.
-    return artifact.key, existing is not None and not existing.ranged and _lacks_late(existing)
+    return artifact.key, existing is not None and not existing.ranged and lacks_late(existing)
 
 
-def _lacks_late(entry: store.Entry) -> bool:
+def lacks_late(entry: store.Entry) -> bool:
     return any(not os.path.exists(entry.sidecar_path(name)) for name in LATE_SIDECARS)
 
 

@@ -45,14 +45,19 @@ def open_target(target: Target, wait_ms: int) -> store.Entry:
         # One entry per commit serves every ref naming it: echo the ref this request used.
         return store.Entry(found.key, found.path, echo={"repoUrl": git.redact(url), "gitRef": target.git_ref,
                                                         "commit": commit})
-    alias, ttl = aliases.alias_of(target)
-    found = aliases.read_alias(alias)
+    job = package_job(target)
+    found = aliases.read_alias(job["alias"])
     if found is not None:
         return found
-    job = {"kind": "package", "registry": target.registry, "name": target.name,
-           "version": target.version, "ttl": ttl, "alias": alias,
-           **({"artifact": target.artifact} if target.artifact is not None else {})}
     return _index_and_wait(job, wait_ms)
+
+
+def package_job(target: Any) -> dict[str, Any]:
+    """The indexer's job for a package target (its request's alias included)."""
+    alias, ttl = aliases.alias_of(target)
+    return {"kind": "package", "registry": target.registry, "name": target.name,
+            "version": target.version, "ttl": ttl, "alias": alias,
+            **({"artifact": target.artifact} if target.artifact is not None else {})}
 
 
 # --- the lifecycle ---------------------------------------------------------------------------------
@@ -62,7 +67,7 @@ def _spawn(job: dict[str, Any], deadline: float) -> Any:
 
     package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     job = {**job, "leash": True, "notify": True, "progressUntil": deadline if _progress_wanted() else None}
-    log = _open_log()
+    log = open_log()
     try:
         from . import forked
 
@@ -88,7 +93,7 @@ def _spawn(job: dict[str, Any], deadline: float) -> Any:
         log.close()
 
 
-def _open_log() -> Any:
+def open_log() -> Any:
     """tmp/indexer.log for the indexer's stderr; a concurrent clear may move tmp/ away at any time."""
     from ..paths import cache_subdir
 
@@ -149,7 +154,7 @@ def _wait(job: dict[str, Any], wait_ms: int, started: list[Any]) -> store.Entry:
             child = None
             continue  # re-check the entry first
         if not busy(alias):
-            outcome = _read_result(alias)
+            outcome = read_result(alias)
             if outcome is not None:
                 raise outcome
             # No entry and no recorded failure: nobody indexed it yet, or an indexer stopped
@@ -198,7 +203,7 @@ def _wait_for_news(child: Any, seconds: float) -> str | None:
     return None
 
 
-def _read_result(alias: str) -> CodenavError | None:
+def read_result(alias: str) -> CodenavError | None:
     from ..paths import read_json
 
     try:

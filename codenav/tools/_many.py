@@ -19,6 +19,7 @@ from ..errors import CodenavError, invalid
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from ._target import Opened
@@ -189,7 +190,19 @@ def _open_all(items: list[dict[str, Any]], progress: bool) -> tuple[list[Opened]
 def _open_cold(items: list[dict[str, Any]], cold: list[int], outcomes: list[Any], progress: bool) -> None:
     from concurrent.futures import ThreadPoolExecutor, as_completed
 
+    from ..cache import many
     from . import _target
+
+    done = 0
+
+    def tick() -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            _progress(f"fetched {min(done, len(cold))} of {len(cold)} targets not yet cached")
+
+    if many.possible():  # the CLI: its indexers forked side by side (cache/many.py), the rest below
+        cold = _index_forked(items, cold, outcomes, tick)
 
     def one(index: int) -> Any:
         try:
@@ -201,16 +214,40 @@ def _open_cold(items: list[dict[str, Any]], cold: list[int], outcomes: list[Any]
 
             return internal(exc)
 
-    done = 0
-    with ThreadPoolExecutor(max_workers=min(concurrency(), len(cold)), thread_name_prefix="codenav-fetch") as pool:
-        futures = {pool.submit(one, index): index for index in cold}
-        for future in as_completed(futures):
-            outcomes[futures[future]] = future.result()
-            done += 1
-            if progress:
-                _progress(f"fetched {done} of {len(cold)} targets not yet cached")
+    if cold:
+        with ThreadPoolExecutor(max_workers=min(concurrency(), len(cold)), thread_name_prefix="codenav-fetch") as pool:
+            futures = {pool.submit(one, index): index for index in cold}
+            for future in as_completed(futures):
+                outcomes[futures[future]] = future.result()
+                tick()
     if progress:
         _progress("")
+
+
+def _index_forked(items: list[dict[str, Any]], cold: list[int], outcomes: list[Any],
+                  tick: Callable[[], None]) -> list[int]:
+    """Index the cold packages by forked indexers; the positions still to open the threaded way
+    (a git target, one another process indexes, one whose indexer left no entry nor failure)."""
+    from ..cache import many
+    from ..cache.open import package_job
+    from ..targets import wait_ms
+    from . import _target
+
+    packages = [index for index in cold if "repo_url" not in items[index]]
+    jobs = [package_job(_target.target_of(items[index])) for index in packages]
+    failed = many.index(jobs, wait_ms(items[packages[0]]), concurrency(), tick) if packages else {}
+    left = [index for index in cold if index not in packages]
+    for position, index in enumerate(packages):
+        if position in failed:
+            outcomes[index] = failed[position]
+            continue
+        try:
+            outcomes[index] = _target.open_warm(items[index])
+        except CodenavError as exc:
+            outcomes[index] = exc
+        if outcomes[index] is None:
+            left.append(index)
+    return sorted(left)
 
 
 def _progress(line: str) -> None:

@@ -74,6 +74,11 @@ def open_warm(args: dict[str, Any]) -> Opened | None:
     return opened if opened.entry is not None else None
 
 
+def target_of(args: dict[str, Any]) -> Any:
+    """The target ``args`` name, its version as the request resolves it (a lockfile's, …)."""
+    return _request(args)[0]
+
+
 def _request(args: dict[str, Any]) -> tuple[Any, Opened | None]:
     """(the target to open, and for a package the request's ``Opened`` without its entry yet)."""
     from ..targets import PackageTarget, version_source

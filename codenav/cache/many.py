@@ -1,0 +1,146 @@
+"""Many cold packages indexed at once by the CLI: forked indexers side by side (SPEC §2.12, §3.6).
+
+A search over a project's locked tree may find a hundred packages not cached. Opened one by one
+from a pool of threads (tools/_many.py), each would start a second interpreter (threads rule out
+forking: forked.py) and, once published, a third for its late sidecars: about 150 ms of CPU a
+package before any of its own work, most of a cold ``--all-deps`` on two cores. From the CLI's
+one thread, ``index`` forks the indexers instead, up to the concurrency bound at a time, after
+loading once what each of them needs (the indexing code, the registries' modules, the TLS
+context, the registry hosts' addresses: httpclient.py), and waits for them in one ``select`` loop. Each is the leashed fork a cold one-target
+call runs, but leaves its late sidecars (``"late": "later"``): once all are done, one fork takes
+every published entry's lock and derives them all as ``--late`` (indexer.py), within the one
+bound a late phase has, what is left over derived on a tool's first use.
+
+What it does not settle — an alias another process is indexing, an indexer that ended without
+an entry or a recorded failure, a wait that ran out — the caller's threaded path opens as before.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from ..errors import CodenavError
+from . import forked, store
+from .locks import busy, lock_path, try_lock
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+
+def possible() -> bool:
+    """Whether this process may fork its indexers (the CLI, with one thread: forked.py)."""
+    return forked.possible()
+
+
+def index(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int,
+          done: Callable[[], None] | None = None) -> dict[int, CodenavError]:
+    """Index the package ``jobs`` (cache/open.py's ``package_job``) side by side, ``done()`` after
+    each; the failures recorded by their indexers, by position. The published ones are in the
+    cache when this returns; any other is the caller's to open (module docstring)."""
+    from .open import open_log, read_result
+
+    _load_what_indexers_need(jobs)
+    deadline = time.monotonic() + wait_ms / 1000.0
+    parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    waiting = [i for i, job in enumerate(jobs) if not busy(job["alias"])]
+    waiting.reverse()  # popped from the end: in the callers' order
+    running: dict[int, tuple[int, forked.Forked]] = {}  # its stdout's descriptor -> (position, child)
+    ended: list[forked.Forked] = []
+    published: dict[int, str] = {}
+    failed: dict[int, CodenavError] = {}
+    log = open_log()
+    try:
+        while waiting or running:
+            while waiting and len(running) < concurrency and time.monotonic() < deadline:
+                position = waiting.pop()
+                job = {**jobs[position], "leash": True, "notify": True, "progressUntil": None, "late": "later"}
+                child = forked.start(job, log.fileno(), parent)
+                running[child.stdout.fileno()] = (position, child)
+            left = deadline - time.monotonic()
+            if not running or left <= 0:
+                break
+            for fd in _ready(list(running), left):
+                position, child = running[fd]
+                said = os.read(fd, 4096)
+                if said.split():
+                    published[position] = said.split()[-1].decode("utf-8", "replace")
+                    continue
+                del running[fd]  # end of file: the indexer is ending
+                child.stdout.close()
+                ended.append(child)
+                if position not in published:
+                    outcome = read_result(jobs[position]["alias"])
+                    if outcome is not None:
+                        failed[position] = outcome
+                if done is not None:
+                    done()
+            _reap(ended)
+    finally:
+        for _, child in running.values():  # past the wait: they go on, leashed, as after INDEXING
+            child.stdout.close()
+        log.close()
+    _reap(ended, wait=True)
+    _derive_late([(jobs[p]["alias"], key) for p, key in sorted(published.items())], parent)
+    return failed
+
+
+def _load_what_indexers_need(jobs: list[dict[str, Any]]) -> None:
+    """Imported and built once here, inherited by every fork rather than redone by each."""
+    from .. import net, registries
+    from ..config import trust
+    from . import download, indexer, indexing, lazy  # noqa: F401
+
+    trust.context()
+    for name in sorted({job["registry"] for job in jobs}):
+        registry = registries.load(name)
+        net.look_up_ahead(registry.endpoint(), getattr(registry, "PACKAGE_MANAGER", None))
+
+
+def _ready(fds: list[int], seconds: float) -> list[int]:
+    import select
+
+    return select.select(fds, [], [], seconds)[0]
+
+
+def _reap(children: list[forked.Forked], wait: bool = False) -> None:
+    """Forget the indexers that have exited (their leashes closed); with ``wait``, give the last
+    ones a moment (they exit right after closing their stdout)."""
+    from .. import proc
+
+    for child in list(children):
+        if (child.wait(1.0) if wait else child.poll()) is not None:
+            proc.forget(child)  # type: ignore[arg-type]
+            children.remove(child)
+
+
+def _derive_late(published: list[tuple[str, str]], parent: str) -> None:
+    """One fork derives the late sidecars of every published entry that lacks them, holding the
+    request's lock of each (taken here, so nobody sees the entry idle before they are derived)."""
+    from .indexing import lacks_late
+
+    entries: list[tuple[str, int]] = []
+    for alias, key in published:
+        entry = store.find(key)
+        if entry is None or entry.ranged or not lacks_late(entry):
+            continue
+        fd = os.open(lock_path(alias), os.O_RDWR | os.O_CREAT, 0o644)
+        if try_lock(fd):
+            entries.append((key, fd))
+        else:
+            os.close(fd)  # another indexer has it: it derives them
+    if not entries:
+        return
+    from .open import open_log
+
+    log = open_log()
+    try:
+        child = forked.start({"kind": "late", "entries": entries}, log.fileno(), parent,
+                             keep=tuple(fd for _, fd in entries))
+        child.stdout.close()  # it says nothing: the late phase's stdout is /dev/null
+    finally:
+        log.close()
+        for _, fd in entries:
+            os.close(fd)  # the fork holds them now

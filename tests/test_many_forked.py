@@ -1,0 +1,133 @@
+"""The CLI's cold search over many targets (cache/many.py): its indexers are forks of the command,
+side by side within CODENAV_FETCH_CONCURRENCY, each publishing a whole entry; a failure is the
+indexer's own (no second try); one late process, holding every entry's lock, derives the late
+sidecars; the answer is the one the threaded path (the MCP server's) gives."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from codenav.cache.indexing import LATE_SIDECARS
+from tests.fakes.http import FakeServer
+from tests.fakes.npm import FakeNpm
+from tests.support.cli import run_cli
+
+NAMES = [f"p{i}" for i in range(5)]
+MISSING = "npm:absent@1.0.0"
+
+
+def _processes(cache: Path) -> list[str]:
+    """The command lines of the live processes working on ``cache`` (named in their environment)."""
+    mark = f"CODENAV_CACHE_DIR={cache}".encode()
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as handle:
+                if mark not in handle.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{entry.name}/cmdline", "rb") as handle:
+                found.append(handle.read().replace(b"\0", b" ").decode("utf-8", "replace"))
+        except OSError:
+            continue  # gone meanwhile
+    return found
+
+
+@pytest.fixture
+def upstream(tmp_path):
+    """The fake registry, counting the tarball downloads under way (each held 0.3 s) and, at
+    each, which processes work on the cache; the packument requests by name."""
+    with FakeServer() as server:
+        fake = FakeNpm(server)
+        for name in NAMES:
+            fake.publish(name, "1.0.0", {"index.js": f"const needle = '{name}';\n".encode(),
+                                         "lib/a.js": b"function helper() { return 1; }\n"})
+        state = {"live": 0, "peak": 0, "seen": [], "asked": [], "cache": tmp_path / "cache"}
+        lock = threading.Lock()
+        serve = fake._serve
+
+        def counting(handler):
+            if not handler.path.startswith("/-/"):
+                with lock:
+                    state["asked"].append(handler.path)
+                return serve(handler)
+            with lock:
+                state["live"] += 1
+                state["peak"] = max(state["peak"], state["live"])
+                state["seen"] += _processes(state["cache"])
+            try:
+                time.sleep(0.3)  # long enough for the others to arrive
+                return serve(handler)
+            finally:
+                with lock:
+                    state["live"] -= 1
+
+        server.prefix_routes.insert(0, ("GET", "/", counting))
+        state["env"] = {"CODENAV_NPM_REGISTRY": fake.url, "CODENAV_CACHE_DIR": str(state["cache"]),
+                        "CODENAV_FETCH_CONCURRENCY": "2", "CODENAV_NO_DISCOVERY": "1"}
+        yield state
+
+
+def _grep(upstream: dict, *extra: str) -> dict:
+    argv = [f"--target=npm:{name}@1.0.0" for name in NAMES]
+    proc = run_cli("grep", *argv, *extra, "needle", "--json", env=upstream["env"])
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _wait_for_locks(cache: Path) -> None:
+    """Block until nobody holds a request's lock of ``cache`` (the late phase holds them)."""
+    for path in sorted((cache / "locks").glob("*.lock")):
+        with open(path, "a+b") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+
+
+def test_the_cli_forks_its_indexers_side_by_side_within_the_bound(upstream):
+    """Every cold target is fetched by a fork of the command (no indexer interpreter is started),
+    two at a time, and the answer holds each target's match once."""
+    found = _grep(upstream)
+    assert [f["target"] for f in found["files"]] == [f"npm:{name}@1.0.0" for name in NAMES]
+    assert found["totalMatches"] == len(NAMES) and found["skippedTargets"] == []
+    assert upstream["peak"] == 2
+    assert upstream["seen"] and not [line for line in upstream["seen"] if "codenav.cache.indexer" in line]
+    assert all(" -m codenav grep " in line for line in upstream["seen"])
+
+
+def test_one_late_process_derives_every_entry_s_late_sidecars_holding_their_locks(upstream):
+    """Once the command answered, each entry gets its symbol index and marks while its lock is
+    held: whoever waits for the locks finds them all there."""
+    _grep(upstream)
+    _wait_for_locks(upstream["cache"])
+    manifests = sorted(upstream["cache"].glob("entries/npm/*/*/manifest.json"))
+    assert len(manifests) == len(NAMES)
+    for manifest in manifests:
+        assert sorted(p.name for p in manifest.parent.iterdir() if p.name in LATE_SIDECARS) == sorted(LATE_SIDECARS)
+
+
+def test_a_target_that_fails_is_reported_as_its_indexer_recorded_it_without_a_second_try(upstream):
+    """Its version and package documents are asked once each, and the row is the one the threaded path (the MCP server's) gives."""
+    found = _grep(upstream, f"--target={MISSING}")
+    assert found["skippedTargets"] == [{"target": MISSING, "code": "NOT_FOUND", "retryable": False,
+                                        "message": "npm package 'absent' was not found in the registry"}]
+    assert sorted(path for path in upstream["asked"] if "absent" in path) == ["/absent", "/absent/1.0.0"]
+    assert found["totalMatches"] == len(NAMES)
+
+
+def test_the_forked_answer_is_the_threaded_one(upstream, tmp_path, monkeypatch):
+    """The same search on a cold cache through the forks (the CLI) and through the threads (the
+    code in this process, as the MCP server runs it) gives the same payload."""
+    from codenav.tools import grep_repo
+
+    forked = _grep(upstream, f"--target={MISSING}")
+    for key, value in {**upstream["env"], "CODENAV_CACHE_DIR": str(tmp_path / "threaded")}.items():
+        monkeypatch.setenv(key, value)
+    threaded = grep_repo.run({"targets": [f"npm:{name}@1.0.0" for name in NAMES] + [MISSING], "pattern": "needle"})
+    assert forked["files"] == threaded["files"] and forked["skippedTargets"] == threaded["skippedTargets"]
