@@ -1,7 +1,7 @@
-"""The CLI's cold search over many targets (cache/many.py): its indexers are forks of the command,
-side by side within CODENAV_FETCH_CONCURRENCY, each publishing a whole entry; a failure is the
-indexer's own (no second try); one late process, holding every entry's lock, derives the late
-sidecars; the answer is the one the threaded path (the MCP server's) gives."""
+"""A cold search over many targets (cache/many.py): the indexers are forks — of the CLI command, or
+of one helper process the MCP server starts — side by side within CODENAV_FETCH_CONCURRENCY, each
+publishing a whole entry; a failure is the indexer's own (no second try); one late process,
+holding every entry's lock, derives the late sidecars; both surfaces give the same answer."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ import pytest
 from codenav.cache.indexing import LATE_SIDECARS
 from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
-from tests.support.cli import run_cli
+from tests.support.cli import isolated_subprocess_env, run_cli
+from tests.support.mcp import McpSession
 
 NAMES = [f"p{i}" for i in range(5)]
 MISSING = "npm:absent@1.0.0"
@@ -121,13 +122,20 @@ def test_a_target_that_fails_is_reported_as_its_indexer_recorded_it_without_a_se
     assert found["totalMatches"] == len(NAMES)
 
 
-def test_the_forked_answer_is_the_threaded_one(upstream, tmp_path, monkeypatch):
-    """The same search on a cold cache through the forks (the CLI) and through the threads (the
-    code in this process, as the MCP server runs it) gives the same payload."""
-    from codenav.tools import grep_repo
-
+def test_the_mcp_server_has_one_helper_fork_its_indexers(upstream, tmp_path):
+    """The server runs threads, which rule out forking: one `python -m codenav.cache.many` does it
+    for the call, within the same bound, and the answer is the CLI's."""
+    session = McpSession({**isolated_subprocess_env(tmp_path), **upstream["env"]})
+    try:
+        result = session.call("grep_repo", {"targets": [f"npm:{name}@1.0.0" for name in NAMES] + [MISSING],
+                                            "pattern": "needle"})
+    finally:
+        session.close()
+    assert result["isError"] is False
+    assert upstream["peak"] == 2
+    assert upstream["seen"] and any("-m codenav.cache.many " in line for line in upstream["seen"])
+    assert not [line for line in upstream["seen"] if "codenav.cache.indexer" in line]
+    upstream["env"]["CODENAV_CACHE_DIR"] = str(tmp_path / "cli")
     forked = _grep(upstream, f"--target={MISSING}")
-    for key, value in {**upstream["env"], "CODENAV_CACHE_DIR": str(tmp_path / "threaded")}.items():
-        monkeypatch.setenv(key, value)
-    threaded = grep_repo.run({"targets": [f"npm:{name}@1.0.0" for name in NAMES] + [MISSING], "pattern": "needle"})
-    assert forked["files"] == threaded["files"] and forked["skippedTargets"] == threaded["skippedTargets"]
+    answer = result["structuredContent"]
+    assert answer["files"] == forked["files"] and answer["skippedTargets"] == forked["skippedTargets"]

@@ -194,8 +194,9 @@ def git_hang(base: Path, scheme: str, stack: list[Callable[[], None]]) -> Hang:
                 cli=["files", "--repo-url", url, "--wait", "60000"])
 
 
-def indexer_hang(base: Path, npm: FakeNpm, name: str) -> Hang:
-    """A package whose tarball sends its first bytes and then nothing for a minute."""
+def stalled(npm: FakeNpm, name: str) -> threading.Event:
+    """Publish ``name``@1.0.0, whose tarball sends its first bytes and then nothing for a minute;
+    the event is set once it is asked for."""
     tarball = make_tgz({"src/index.js": b"export const x = 1;\n", "data.bin": random.Random(7).randbytes(64 * 1024)})
     assert len(tarball) > 32 * 1024  # the stall below comes long before its end
     npm.publish(name, "1.0.0", {}, tarball=tarball)
@@ -207,6 +208,28 @@ def indexer_hang(base: Path, npm: FakeNpm, name: str) -> Hang:
                      chunk_delay=60)
 
     npm.server.route("GET", f"/-/{name}/{name}-1.0.0.tgz", stall)
+    return asked
+
+
+def many_hang(base: Path, npm: FakeNpm, prefix: str) -> Hang:
+    """A search over two packages whose downloads stall, fetched side by side by forked indexers
+    (the CLI's own forks, or the MCP server's helper's: cache/many.py)."""
+    names = [f"{prefix}-a", f"{prefix}-b"]
+    asked = [stalled(npm, name) for name in names]
+    marks = Marks(base / "cache")
+
+    def ready() -> bool:
+        return all(event.is_set() for event in asked) and len(indexers(marks, forks_only=True)) >= 2
+
+    specs = [f"npm:{name}@1.0.0" for name in names]
+    return Hang("grep_repo", {"targets": specs, "pattern": "x", "wait_timeout_ms": 60000}, marks,
+                env={"CODENAV_NPM_REGISTRY": npm.url}, ready=ready,
+                cli=["grep", *[f"--target={spec}" for spec in specs], "x", "--wait", "60000"], entries=0)
+
+
+def indexer_hang(base: Path, npm: FakeNpm, name: str) -> Hang:
+    """A package whose tarball sends its first bytes and then nothing for a minute."""
+    asked = stalled(npm, name)
     marks = Marks(base / "cache")
 
     def ready() -> bool:  # asked, and the indexer is the one reading it
@@ -369,12 +392,14 @@ def make_hang(kind: str, base: Path, npm: FakeNpm, request: pytest.FixtureReques
         return git_hang(base, "git" if kind == "git" else "http", stack)
     if kind == "indexer":
         return indexer_hang(base, npm, f"stall-{base.name}")
+    if kind == "many":
+        return many_hang(base, npm, f"many-{base.name}")
     return regex_hang(base, npm, request.getfixturevalue("template"), worker=worker)
 
 
 # --- the server ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", ["git", "git-http", "indexer", "regex"])
+@pytest.mark.parametrize("kind", ["git", "git-http", "indexer", "many", "regex"])
 def test_nothing_the_server_started_outlives_it_however_it_ends(
         kind: str, tmp_path: Path, npm_upstream: FakeNpm, request: pytest.FixtureRequest,
         cleanup: list[Callable[[], None]]) -> None:
@@ -461,7 +486,7 @@ def test_an_indexer_cut_loose_after_its_download_finishes_publishing_whole(
 
 # --- the CLI ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("kind", ["git", "indexer", "regex"])
+@pytest.mark.parametrize("kind", ["git", "indexer", "many", "regex"])
 def test_nothing_the_cli_started_outlives_it_when_interrupted(
         kind: str, tmp_path: Path, npm_upstream: FakeNpm, request: pytest.FixtureRequest,
         cleanup: list[Callable[[], None]]) -> None:

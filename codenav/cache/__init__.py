@@ -25,7 +25,8 @@ The modules, in the order a call meets them:
   download.py     the streamed, capped, verified download
   indexer.py      ``python -m codenav.cache.indexer JOB``, detached from the caller
   forked.py       the same job in a fork of the ``codenav`` command (a cold CLI call)
-  many.py         many cold packages at once: forked indexers side by side, one late phase
+  many.py         many cold packages at once: forked indexers side by side (by the CLI, or
+                  by a helper process for the MCP server), one late phase
   maintenance.py  ``codenav cache list|clear|prune``
 
 A warm call imports this package, aliases and store only: nothing heavier than ``os``.

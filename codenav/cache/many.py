@@ -11,6 +11,11 @@ call runs, but leaves its late sidecars (``"late": "later"``): once all are done
 every published entry's lock and derives them all as ``--late`` (indexer.py), within the one
 bound a late phase has, what is left over derived on a tool's first use.
 
+A process with threads (the MCP server) must not fork: ``index_elsewhere`` has a helper,
+``python -m codenav.cache.many``, leashed to it as an indexer is, run ``index`` for it; the helper
+watches the leash in its select loop, so the caller's end stops it and, through their own
+leashes, its forks.
+
 What it does not settle — an alias another process is indexing, an indexer that ended without
 an entry or a recorded failure, a wait that ran out — the caller's threaded path opens as before.
 """
@@ -36,10 +41,13 @@ def possible() -> bool:
 
 
 def index(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int,
-          done: Callable[[], None] | None = None) -> dict[int, CodenavError]:
+          done: Callable[[], None] | None = None, *, leash: int | None = None,
+          ended_one: Callable[[int, bool], None] | None = None) -> dict[int, CodenavError]:
     """Index the package ``jobs`` (cache/open.py's ``package_job``) side by side, ``done()`` after
     each; the failures recorded by their indexers, by position. The published ones are in the
-    cache when this returns; any other is the caller's to open (module docstring)."""
+    cache when this returns; any other is the caller's to open (module docstring). The helper
+    process (``main``) also watches its ``leash`` (``Cut`` when it ends) and tells each job's end
+    to ``ended_one(position, published)``."""
     from .open import open_log, read_result
 
     _load_what_indexers_need(jobs)
@@ -62,7 +70,12 @@ def index(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int,
             left = deadline - time.monotonic()
             if not running or left <= 0:
                 break
-            for fd in _ready(list(running), left):
+            for fd in _ready([*running, *([leash] if leash is not None else [])], left):
+                if fd == leash:
+                    if b"r" not in os.read(fd, 64):  # its end: whoever started this is gone
+                        raise Cut
+                    leash = None  # released: finish alone
+                    continue
                 position, child = running[fd]
                 said = os.read(fd, 4096)
                 if said.split():
@@ -75,6 +88,8 @@ def index(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int,
                     outcome = read_result(jobs[position]["alias"])
                     if outcome is not None:
                         failed[position] = outcome
+                if ended_one is not None:
+                    ended_one(position, position in published)
                 if done is not None:
                     done()
             _reap(ended)
@@ -144,3 +159,93 @@ def _derive_late(published: list[tuple[str, str]], parent: str) -> None:
         log.close()
         for _, fd in entries:
             os.close(fd)  # the fork holds them now
+
+
+# --- the helper process, for a caller that may not fork (the MCP server) -------------------------
+
+HELPER_WAIT_MS = 600_000  # the helper indexes every job it was given: its caller's wait is its own
+
+
+class Cut(Exception):
+    """The helper's leash ended without a release: its caller is gone."""
+
+
+def index_elsewhere(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int) -> dict[int, CodenavError]:
+    """``index`` run by a helper process, ``python -m codenav.cache.many`` (a process with threads
+    must not fork), leashed to this one as an indexer is: this waits up to ``wait_ms`` for the
+    jobs' ends, which it tells on its stdout; past that it carries on while this process lives."""
+    import json
+    import select
+
+    from .. import proc
+    from ..paths import atomic_write, cache_subdir
+    from .open import open_log, read_result, spawn_leashed
+
+    listing = os.path.join(cache_subdir("tmp"), f"many-{os.getpid()}-{time.monotonic_ns()}.json")
+    atomic_write(listing, json.dumps(jobs), remake_parent=True)
+    log = open_log()
+    try:
+        child = spawn_leashed("many", [listing, str(concurrency)], log)
+    except proc.NotStarted:
+        os.unlink(listing)
+        return {}  # the caller's threaded path opens each as before
+    finally:
+        log.close()
+    ended: dict[int, bool] = {}
+    deadline = time.monotonic() + wait_ms / 1000.0
+    said = b""
+    try:
+        while len(ended) < len(jobs):
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([child.stdout], [], [], left)[0]:
+                break
+            chunk = os.read(child.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            said += chunk
+            *lines, said = said.split(b"\n")
+            for line in lines:
+                position, _, outcome = line.decode("ascii", "replace").partition(" ")
+                if position.isdigit() and int(position) < len(jobs):
+                    ended[int(position)] = outcome == "published"
+    finally:
+        child.stdout.close()
+        if child.poll() is not None:
+            proc.forget(child)
+    failed = {}
+    for position, published in ended.items():
+        outcome = None if published else read_result(jobs[position]["alias"])
+        if outcome is not None:
+            failed[position] = outcome
+    return failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The helper: index the jobs listed in the file ``argv[0]`` (removed once read), ``argv[1]``
+    at a time, each job's end told on stdout as ``POSITION published|ended``."""
+    import json
+    import sys
+
+    import codenav
+
+    argv = sys.argv[1:] if argv is None else argv
+    with open(argv[0], encoding="utf-8") as handle:
+        jobs = json.load(handle)
+    os.unlink(argv[0])
+    codenav.fork_indexer = True  # one thread, started for this: its indexers are forks
+
+    def tell(position: int, published: bool) -> None:
+        try:
+            os.write(1, f"{position} {'published' if published else 'ended'}\n".encode())
+        except OSError:
+            pass  # the caller stopped waiting and went: the jobs go on all the same
+
+    try:
+        index(jobs, HELPER_WAIT_MS, int(argv[1]), leash=0, ended_one=tell)
+    except Cut:
+        return 1  # at exit the indexers' leashes end too: each stops as it would without its caller
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

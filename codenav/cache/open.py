@@ -74,23 +74,32 @@ def _spawn(job: dict[str, Any], deadline: float) -> Any:
         if forked.possible():  # the CLI: this process forks, without a second interpreter's start
             return forked.start(job, None if job["progressUntil"] else log.fileno(), package_parent)
         import json
-        import subprocess
 
-        env = dict(os.environ)
-        env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        try:
-            cwd = os.getcwd()  # where the caller stands (its configuration files), as before
-        except OSError:
-            cwd = None
-        # Leashed (its own session, stdin a pipe from this process), not proc.run: it must
-        # outlive a call that stops waiting, but not this process (indexer.py says how it stops).
         # Its stdout is a pipe on which it says when the entry is published (indexing._tell_waiter).
-        return proc.spawn([sys.executable, "-m", f"{__package__}.indexer", json.dumps(job)], tie="leash",
-                          stdout=subprocess.PIPE, stderr=None if job["progressUntil"] else log, env=env, cwd=cwd)
+        return spawn_leashed("indexer", [json.dumps(job)], None if job["progressUntil"] else log)
     except proc.NotStarted as exc:
         raise CodenavError("INTERNAL", f"the indexer could not be started ({exc})", retryable=True) from None
     finally:
         log.close()
+
+
+def spawn_leashed(module: str, args: list[str], stderr: Any) -> Any:
+    """``python -m codenav.cache.MODULE ARGS``, leashed (its own session, stdin a pipe from this
+    process), not proc.run: it must outlive a call that stops waiting, but not this process
+    (indexer.py says how it stops); its stdout a pipe to this process; ``proc.NotStarted``."""
+    import subprocess
+
+    from .. import proc
+
+    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    try:
+        cwd = os.getcwd()  # where the caller stands (its configuration files), as before
+    except OSError:
+        cwd = None
+    return proc.spawn([sys.executable, "-m", f"{__package__}.{module}", *args], tie="leash",
+                      stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=cwd)
 
 
 def open_log() -> Any:

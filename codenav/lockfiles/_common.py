@@ -77,12 +77,19 @@ class Context:
         self.notes: list[tuple[str | None, str]] = []
 
     def read(self, path: str) -> str | None:
-        """The text of a file beside the lockfile, or None when it is absent or unusable."""
+        """The text of a file beside the lockfile, or None when it is absent or unusable (a
+        warning about the file says why it was not used)."""
         self.reads.append(path)
         try:
             return read_capped(path)
-        except LockfileError:
+        except LockfileError as e:
+            if os.path.lexists(path):
+                self.note(None, f"{self.shown(path)}: skipped: {e}")
             return None
+
+    def shown(self, path: str) -> str:
+        """``path`` as warnings name a file: relative to the start directory, '/'-separated."""
+        return os.path.relpath(path, self.start or self.lock_dir).replace(os.sep, "/")
 
     def exists(self, path: str) -> bool:
         self.reads.append(path)
@@ -117,6 +124,12 @@ class Context:
 
     def note(self, about: str | None, warning: str) -> None:
         self.notes.append((about, warning))
+
+    def skipped(self, count: int, what: str) -> None:
+        """A warning about the file: ``count`` of its entries were left out, being ``what``."""
+        if count:
+            self.note(None, f"{self.shown(self.path)}: {count} {'entry' if count == 1 else 'entries'} "
+                            f"skipped ({what})")
 
     def member_dir(self, manifest: str) -> str | None:
         """The deepest directory from the start up to the lockfile's (excluded) holding ``manifest``."""
@@ -245,6 +258,8 @@ def read_capped(path: str) -> str:
         raise LockfileError(f"cannot be read ({reason_of(e)})") from None
     if len(data) > limit:
         raise LockfileError(f"larger than {_mib(limit)} (CODENAV_MAX_LOCKFILE_BYTES)")
+    if b"\0" in data:  # no package manager writes one: a binary file, or one broken in transit
+        raise LockfileError("holds NUL bytes: not a text file")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

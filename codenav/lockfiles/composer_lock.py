@@ -45,10 +45,14 @@ def entries(text: str, ctx) -> list[Candidate]:
         raise LockfileError("neither 'packages' nor 'packages-dev' is a list")
     direct = _direct(ctx)
     out = []
+    bad = 0
     for section in ("packages", "packages-dev"):
         rows = doc.get(section)
+        if rows is not None and not isinstance(rows, list):
+            ctx.note(None, f"composer.lock: skipped '{section}': not a list")
         for pkg in rows if isinstance(rows, list) else ():
             if not isinstance(pkg, dict) or not isinstance(pkg.get("name"), str):
+                bad += 1
                 continue
             name = pkg["name"]
             version = pkg.get("version") if isinstance(pkg.get("version"), str) else None
@@ -62,4 +66,5 @@ def entries(text: str, ctx) -> list[Candidate]:
                 ref = str(src.get("reference") or dist.get("reference") or src.get("url") or "") or None
             tier = ROOT_DIRECT if name.lower() in direct else TRANSITIVE
             out.append(Candidate(name, version if source == REGISTRY else None, f"{section} {name}", tier, source, ref))
+    ctx.skipped(bad, "not a package with a name")
     return out

@@ -15,6 +15,8 @@ from __future__ import annotations
 from ._common import REGISTRY, ROOT_DIRECT, TRANSITIVE, Candidate, LockfileError
 
 _SOURCES = {"GEM": REGISTRY, "GIT": "git", "PATH": "directory", "PLUGIN SOURCE": "url"}
+# Every section Bundler writes: a file with none of them is no Gemfile.lock, whatever its shape.
+_SECTIONS = {*_SOURCES, "PLATFORMS", "DEPENDENCIES", "RUBY VERSION", "BUNDLED WITH", "CHECKSUMS"}
 # The first word of a platform suffix (Gem::Platform's CPU names and the OS-only platforms).
 _PLATFORM_STARTS = ("x86_64", "x86", "i386", "i486", "i586", "i686", "arm", "arm64", "aarch64", "universal",
                     "java", "jruby", "mswin", "mswin32", "mswin64", "mingw", "mingw32", "x64", "powerpc", "ppc",
@@ -36,7 +38,7 @@ def entries(text: str, ctx) -> list[Candidate]:
     in_specs = False
     out: list[Candidate] = []
     direct: set[str] = set()
-    seen_section = False
+    seen_section = known = False
     for number, line in enumerate(text.split("\n"), 1):
         line = line.rstrip("\r")
         if not line.strip():
@@ -44,6 +46,7 @@ def entries(text: str, ctx) -> list[Candidate]:
         if not line.startswith(" "):
             section = line.strip()
             seen_section = True
+            known = known or section in _SECTIONS
             source = _SOURCES.get(section)
             ref, in_specs = None, False
             continue
@@ -71,6 +74,8 @@ def entries(text: str, ctx) -> list[Candidate]:
                 direct.add(name)
     if not seen_section:
         raise LockfileError("not a Gemfile.lock (no section)")
+    if not known:
+        raise LockfileError("not a Gemfile.lock (none of Bundler's sections: GEM, GIT, PATH, PLATFORMS, DEPENDENCIES…)")
     for c in out:
         if c.name in direct:
             c.tier = ROOT_DIRECT

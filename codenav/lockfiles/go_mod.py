@@ -124,11 +124,17 @@ def _sums(ctx, paths: list[str]) -> set[str] | None:
         text = ctx.read(path)
         if text is None:
             continue
-        found = found or set()
-        for line in text.split("\n"):
+        pairs = set()
+        for number, line in enumerate(text.split("\n"), 1):
             words = line.split()
             if len(words) == 3:
-                found.add(f"{words[0]} {words[1].removesuffix('/go.mod')}")
+                pairs.add(f"{words[0]} {words[1].removesuffix('/go.mod')}")
+            elif words:  # go refuses the whole file: "malformed go.sum"
+                ctx.note(None, f"{_shown(ctx, path)}: skipped: malformed (line {number}: expected "
+                               "'module version hash')")
+                break
+        else:
+            found = (found or set()) | pairs
     return found
 
 
@@ -142,7 +148,8 @@ def entries(text: str, ctx) -> list[Candidate]:
             work = ctx.read(above)
             try:
                 work_directives = parse(work) if work is not None else []
-            except LockfileError:
+            except LockfileError as e:
+                ctx.note(None, f"{_shown(ctx, above)}: skipped: {e}")
                 work_directives = []
             uses = {os.path.normpath(os.path.join(os.path.dirname(above), args[0]))
                     for verb, args, _, _ in work_directives if verb == "use" and args}
@@ -168,7 +175,8 @@ def _workspace(ctx, work_file: str, directives, known) -> list[Candidate]:
         else:
             text = ctx.read(file)
             if text is None:
-                ctx.note(None, f"{_shown(ctx, file)}: skipped: absent or unreadable (used by {_shown(ctx, work_file)})")
+                if not os.path.lexists(file):  # an unusable one is named by ctx.read, with the reason
+                    ctx.note(None, f"{_shown(ctx, file)}: skipped: absent (used by {_shown(ctx, work_file)})")
                 continue
             try:
                 module_directives = parse(text)
@@ -207,7 +215,9 @@ def _select(ctx, modules, work_replaces, sum_files) -> list[Candidate]:
     replaces.update(work_replaces)  # go.work's replacements win over the modules'
     sums = _sums(ctx, sum_files)
     if sums is None and chosen:
-        ctx.note(None, "go.sum is absent: the versions go.mod requires are not checked against it")
+        absent = not any(os.path.lexists(path) for path in sum_files)
+        ctx.note(None, f"go.sum is {'absent' if absent else 'unusable'}: the versions go.mod requires are not "
+                       "checked against it")
     out = []
     for path in sorted(chosen):
         version, _, tier, file = chosen[path]

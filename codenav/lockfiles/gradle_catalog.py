@@ -80,7 +80,10 @@ def entries(text: str, ctx) -> list[Candidate]:
     if not isinstance(doc.get("libraries", {}), dict):
         raise LockfileError("[libraries] is not a table")
     out = []
-    for _, module, version, entry in libraries(doc):
+    rows = list(libraries(doc))
+    ctx.skipped(len(doc.get("libraries", {})) - len({alias for alias, *_ in rows}),
+                "not a library: a coordinate string or a table naming a module")
+    for _, module, version, entry in rows:
         if version is None:
             ctx.note(module, f"{CATALOG}: {module} has no fixed version in the catalog")
             continue

@@ -163,10 +163,15 @@ def entries(text: str, ctx) -> list[Candidate]:
     member = ctx.member_dir("mix.exs")
     mine = _deps_of(ctx, os.path.join(member, "mix.exs")) if member else set()
     out = []
+    bad = 0
     for key, value in doc.items():
         if not isinstance(key, str) or not isinstance(value, tuple) or not value:
+            bad += 1
             continue
         kind = value[0]
+        if kind == "hex" and not (len(value) >= 3 and isinstance(value[1], str) and isinstance(value[2], str)):
+            bad += 1
+            continue
         tier = CWD_DIRECT if key.lower() in mine else ROOT_DIRECT if key.lower() in root else TRANSITIVE
         if kind == "hex" and len(value) >= 3 and isinstance(value[1], str) and isinstance(value[2], str):
             package = str(value[1])
@@ -177,4 +182,5 @@ def entries(text: str, ctx) -> list[Candidate]:
             out.append(Candidate(key, None, key, tier, "git", commit or (str(value[1]) if len(value) > 1 else None)))
         else:
             out.append(Candidate(key, None, key, tier, "url", str(kind)))
+    ctx.skipped(bad, "not a dependency tuple")
     return out

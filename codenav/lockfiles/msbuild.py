@@ -82,11 +82,17 @@ def _central(ctx, start_dir: str):
         ctx.note(None, f"{os.path.relpath(path, ctx.start)}: skipped: {e}")
         return None, {}, {}
     versions = {}
+    unnamed = 0
     for tag in ("PackageVersion", "GlobalPackageReference"):
         for item in root.iter(tag):
             name = item.get("Include") or item.get("Update")
             if name:
                 versions[name.lower()] = (name, _item_version(item), tag)
+            else:
+                unnamed += 1
+    if unnamed:
+        ctx.note(None, f"{ctx.shown(path)}: {unnamed} {'entry' if unnamed == 1 else 'entries'} skipped "
+                       "(a PackageVersion without Include)")
     return path, versions, _properties(root)
 
 
@@ -103,9 +109,11 @@ def entries(text: str, ctx) -> list[Candidate]:
         return out
     own = _properties(root)
     central = None
+    unnamed = 0
     for item in root.iter("PackageReference"):
         name = item.get("Include") or item.get("Update")
         if not name:
+            unnamed += 1
             continue
         raw = _item_version(item)
         if raw is not None:
@@ -122,4 +130,5 @@ def entries(text: str, ctx) -> list[Candidate]:
             out.append(Candidate(name, version, f"{hit[2]} {hit[0]}", ROOT_DIRECT, file=path))
         elif hit is None:
             ctx.note(name.lower(), f"{fname}: {name} has no version here and none in a {PROPS} above")
+    ctx.skipped(unnamed, "a PackageReference without Include")
     return out

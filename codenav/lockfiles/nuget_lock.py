@@ -22,15 +22,19 @@ def entries(text: str, ctx) -> list[Candidate]:
     if not isinstance(doc, dict) or not isinstance(doc.get("dependencies"), dict):
         raise LockfileError("no 'dependencies' object")
     out = []
+    bad = 0
     for framework, packages in doc["dependencies"].items():
         if not isinstance(packages, dict):
+            bad += 1
             continue
         for name, info in packages.items():
-            if not isinstance(info, dict) or info.get("type") == "Project":
+            if isinstance(info, dict) and info.get("type") == "Project":
                 continue
-            version = info.get("resolved")
+            version = info.get("resolved") if isinstance(info, dict) else None
             if not isinstance(version, str) or not version:
+                bad += 1
                 continue
             tier = ROOT_DIRECT if info.get("type") == "Direct" else TRANSITIVE
             out.append(Candidate(name, version, f"dependencies.{framework}.{name}", tier, REGISTRY, None))
+    ctx.skipped(bad, "not a framework's packages, or a package without a resolved version")
     return out

@@ -202,7 +202,9 @@ def _open_cold(items: list[dict[str, Any]], cold: list[int], outcomes: list[Any]
             _progress(f"fetched {min(done, len(cold))} of {len(cold)} targets not yet cached")
 
     if many.possible():  # the CLI: its indexers forked side by side (cache/many.py), the rest below
-        cold = _index_forked(items, cold, outcomes, tick)
+        cold = _index_forked(items, cold, outcomes, lambda jobs, wait: many.index(jobs, wait, concurrency(), tick))
+    elif len(cold) > 1:  # the MCP server, with threads: a helper process forks them for it
+        cold = _index_forked(items, cold, outcomes, lambda jobs, wait: many.index_elsewhere(jobs, wait, concurrency()))
 
     def one(index: int) -> Any:
         try:
@@ -225,17 +227,17 @@ def _open_cold(items: list[dict[str, Any]], cold: list[int], outcomes: list[Any]
 
 
 def _index_forked(items: list[dict[str, Any]], cold: list[int], outcomes: list[Any],
-                  tick: Callable[[], None]) -> list[int]:
-    """Index the cold packages by forked indexers; the positions still to open the threaded way
-    (a git target, one another process indexes, one whose indexer left no entry nor failure)."""
-    from ..cache import many
+                  run: Callable[[list[dict[str, Any]], int], dict[int, CodenavError]]) -> list[int]:
+    """Index the cold packages by forked indexers (``run(jobs, wait_ms)``: cache/many.py); the
+    positions still to open the threaded way (a git target, one another process indexes, one
+    whose indexer left no entry nor failure, one past the wait)."""
     from ..cache.open import package_job
     from ..targets import wait_ms
     from . import _target
 
     packages = [index for index in cold if "repo_url" not in items[index]]
     jobs = [package_job(_target.target_of(items[index])) for index in packages]
-    failed = many.index(jobs, wait_ms(items[packages[0]]), concurrency(), tick) if packages else {}
+    failed = run(jobs, wait_ms(items[packages[0]])) if packages else {}
     left = [index for index in cold if index not in packages]
     for position, index in enumerate(packages):
         if position in failed:

@@ -148,6 +148,28 @@ def test_a_broken_file_never_fails_list_files_or_list_deps(world, tmp_path, fmt,
     assert all("\n" not in w and len(w) < 500 for w in deps["structuredContent"].get("warnings", []))
 
 
+# A file no parser can take as it is: its warning names it. The others may read as a valid file
+# that locks less (a cut-short go.mod, a comments-only gradle.lockfile, an empty catalog) and are
+# held only to never failing; a manifest beside a good lockfile only marks direct dependencies.
+UNREADABLE = ("binary", "nul bytes", "wrong types", "huge line")
+NAMED = [(fmt, shape) for fmt, shape in CASES if shape in UNREADABLE and not fmt[4].keys() & {"Cargo.lock", "mix.lock",
+                                                                                                "composer.lock"}]
+
+
+@pytest.mark.parametrize(("fmt", "shape"), NAMED, ids=[f"{f[0]}:{f[1]}:{s}" for f, s in NAMED])
+def test_a_file_no_parser_can_take_is_named_in_a_warning_on_both_tools(world, tmp_path, fmt, shape):
+    """list_files and list_deps each carry a warning naming the broken file (it was skipped, or
+    some of its entries were), never a silent answer from what is left."""
+    registry, path, _, _, _, start = fmt
+    proj = broken_project(tmp_path, fmt, shape)
+    arguments = {"registry": registry, "package_name": PACKAGES[registry][0], "project_dir": str(proj / start)}
+    files = world["mcp"].call("list_files", arguments)["structuredContent"].get("warnings", [])
+    deps = world["mcp"].call("list_deps", {"project_dir": str(proj / start), "all": True})["structuredContent"]
+    name = path.rpartition("/")[2]
+    for warnings in (files, deps.get("warnings", [])):
+        assert any(name in w for w in warnings), warnings
+
+
 @pytest.mark.parametrize("fmt", FORMATS, ids=[f"{f[0]}:{f[1]}" for f in FORMATS])
 def test_the_cli_answers_a_truncated_file_as_mcp_does(world, tmp_path, fmt):
     """`codenav files` and `codenav deps` print, for a project with a truncated file, exactly the MCP answer."""
