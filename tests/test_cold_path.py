@@ -220,8 +220,8 @@ def _versions(rnd: random.Random) -> list[str]:
 
 
 def test_a_plain_version_is_what_semver_calls_an_exact_version_in_its_clean_form():
-    """Every string npm.is_clean_semver accepts, semver classifies as exact and cleans to itself;
-    the common shapes are accepted."""
+    """Every string npm.is_clean_semver accepts, semver classifies as exact and cleans to itself,
+    and npm.version_key orders every string as semver.sort_key does; the common shapes are accepted."""
     rnd = random.Random(25)
     accepted = 0
     for text in _versions(rnd):
@@ -231,6 +231,8 @@ def test_a_plain_version_is_what_semver_calls_an_exact_version_in_its_clean_form
             assert semver.clean(text) == text, text
     assert accepted > 30
     assert all(npm.is_clean_semver(v) for v in ("0.0.0", "4.21.2", "10.20.30", "999999999999999.0.1"))
+    # and npm's version order keys such a version as semver's sort key does, without its grammar
+    assert all(npm.version_key(v) == semver.sort_key(v) for v in _versions(random.Random(26)))
     assert not any(npm.is_clean_semver(v) for v in ("01.2.3", "1.2.3-rc.1", "v1.2.3", "1.2", "1.2.3 "))
 
 

@@ -505,3 +505,95 @@ def test_a_case_insensitive_hit_column_is_the_character_of_the_folded_offset(lin
     pos, seen = folded.find("needle"), 0
     column = next(i for i, ch in enumerate(line) if (seen := seen + len(ch.casefold())) > pos)
     assert Literal("needle", case_sensitive=False, whole_words=False).hit(line) == column
+
+
+def small_files() -> dict[str, bytes]:
+    """Small files of every shape, cut from the big ones, plus files whose bytes run on into the
+    next one's in the pack: a needle split across two files is in neither."""
+    from codenav.search.grep import SMALL
+
+    files = {f"small/{name}": data[: SMALL // 3] for name, data in big_files().items()}
+    files.update({"edge/a.js": b"no match here creat", "edge/b.js": b"eProgram starts this one\n",
+                  "edge/c.js": b"createProgram", "edge/d.js": b"", "edge/e.js": b"x" * (SMALL - 1),
+                  "edge/f.js": b"createProgram\n" * (SMALL // 14 + 1)})  # SMALL bytes or more: not packed
+    return files
+
+
+class _Packed:
+    """An entry as search/pack.py sees one: its path (tree/ and the sidecar inside) and text list."""
+
+    def __init__(self, path, listing):
+        self.path, self.listing = str(path), listing
+
+    def searchable(self):
+        return self.listing, [], []
+
+
+@pytest.mark.parametrize("case", BIG_CASES, ids=[repr(c) for c in BIG_CASES])
+def test_plain_output_from_the_pack_of_small_files_equals_the_page_path(tmp_path, case):
+    """Small files read from the entry's pack (one pass over it for a case-sensitive literal,
+    slices of it otherwise) give the bytes, line numbers and counts of the page path reading
+    each file, over the whole tree or a part of it; a needle running across two packed files
+    matches in neither."""
+    from codenav.search import pack, plain
+
+    tree = tmp_path / "tree"
+    files = {**big_files(), **small_files()}
+    for name, data in files.items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_bytes(data)
+    listing = [[name, len(data)] for name, data in sorted(files.items())]
+    entry = _Packed(tmp_path, listing)
+    pack.write(entry, str(tmp_path / pack.NAME))
+    packed = pack.load(entry, listing)
+    assert packed is not None and len(packed[1]) == sum(1 for _, size in listing if size < grep.SMALL)
+    options = {"regex": False, "case_sensitive": False, "whole_words": False, **case}
+    for scope in (listing, [f for f in listing if f[0].startswith(("edge/", "small/"))], listing[::3]):
+        page = grep.search(str(tree), scope, options, start=None, max_matches=None, cap=None, context=0,
+                           window=None, deadline=time.monotonic() + 60, encode=lambda *a: "")
+        expected = "".join(f"{f['path']}:{ln['line']}:{ln['text']}\n" for f in page["files"] for b in f["blocks"]
+                           for ln in b["lines"]).encode("utf-8")
+        counts = {**{k: page[k] for k in ("totalMatches", "filesMatched", "filesScanned", "hasMore")}, "files": []}
+        assert plain.search(str(tree), scope, options, time.monotonic() + 60, pack=packed) == (counts, expected)
+        if case == {"pattern": "createProgram", "case_sensitive": True} and scope is listing:
+            assert b"edge/a.js" not in expected and b"edge/b.js" not in expected and b"edge/c.js:1:" in expected
+
+
+@pytest.mark.parametrize("damage", ["header", "short", "long", "absent"])
+def test_a_pack_that_does_not_match_the_text_list_is_not_used(tmp_path, damage):
+    """Another header, a pack cut short or grown, or none: the files are read one by one."""
+    from codenav.search import pack
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.js").write_bytes(b"alpha\n")
+    (tree / "b.js").write_bytes(b"beta\n")
+    listing = [["a.js", 6], ["b.js", 5]]
+    entry = _Packed(tmp_path, listing)
+    pack.write(entry, str(tmp_path / pack.NAME))
+    assert pack.load(entry, listing) is not None
+    data = (tmp_path / pack.NAME).read_bytes()
+    changed = {"header": data.replace(b"files=2", b"files=3"), "short": data[:-1], "long": data + b"x",
+               "absent": None}[damage]
+    if changed is None:
+        (tmp_path / pack.NAME).unlink()
+    else:
+        (tmp_path / pack.NAME).write_bytes(changed)
+    assert pack.load(entry, listing) is None
+
+
+def test_the_cli_reads_an_entry_s_small_files_from_its_pack_and_prints_what_it_printed_without(tmp_path):
+    """An entry indexed now has its pack (a late sidecar); `codenav grep` prints the same bytes
+    with it and without it."""
+    from codenav.search import pack
+
+    found = entry()
+    assert os.path.exists(os.path.join(found.path, pack.NAME)) or found.sidecar(pack.NAME, pack.write)
+    env = {"CODENAV_CACHE_DIR": os.environ["CODENAV_CACHE_DIR"], "CODENAV_NPM_REGISTRY": os.environ["CODENAV_NPM_REGISTRY"]}
+    outputs = []
+    for present in (True, False):
+        if not present:
+            os.rename(os.path.join(found.path, pack.NAME), tmp_path / "aside")
+        outputs.append([run_cli("grep", SPEC, pattern, env=env).stdout for pattern in ("needle", "-s", "NEEDLE")])
+    os.rename(tmp_path / "aside", os.path.join(found.path, pack.NAME))
+    assert outputs[0] == outputs[1] and outputs[0][0].count(b"\n") >= 5

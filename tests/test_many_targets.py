@@ -333,3 +333,23 @@ def test_a_search_over_many_targets_asks_each_registry_for_its_endpoint_once(reg
     assert len(asked) == 1 + len(TARGETS)
     assert _lines(many) == [(spec, *row[1:]) for spec, one in zip(TARGETS, singles, strict=True)
                             for row in _lines(one)]
+
+
+def test_each_target_is_labelled_from_its_alias_as_its_manifest_labels_it(registry):
+    """The alias of a package indexed now names its registry, name and version, so a search over
+    many labels each target without reading its manifest; an alias written before it did (no
+    name) gives the same label from the manifest."""
+    import glob
+    import os
+
+    from codenav.paths import read_json
+
+    first = grep_repo.run({"targets": TARGETS, "pattern": "needle"})
+    written = [read_json(path) for path in glob.glob(os.path.join(os.environ["CODENAV_CACHE_DIR"], "aliases", "*.json"))]
+    assert sorted(f"{a['named']['registry']}:{a['named']['name']}@{a['named']['version']}" for a in written) == TARGETS
+    for path in glob.glob(os.path.join(os.environ["CODENAV_CACHE_DIR"], "aliases", "*.json")):
+        data = read_json(path)
+        del data["named"]
+        with open(path, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+    assert grep_repo.run({"targets": TARGETS, "pattern": "needle"}) == first

@@ -83,16 +83,23 @@ def read_alias(alias: str, resolved_since: float | None = None) -> store.Entry |
         resolved = data.get("resolved")
         if resolved_since is None or not isinstance(resolved, (int, float)) or resolved < resolved_since:
             return None
-    return store.find(data["key"])
+    found = store.find(data["key"])
+    if found is not None and isinstance(data.get("named"), dict):
+        found.named = data["named"]
+    return found
 
 
-def write_alias(alias: str, key: str, ttl: float | None) -> None:
+def write_alias(alias: str, key: str, ttl: float | None, named: dict[str, str] | None = None) -> None:
+    """Record that ``alias`` resolved to entry ``key``; ``named``: the registry, name and version
+    the entry holds, so a search over many targets labels each without reading its manifest."""
     import json
 
     from ..paths import atomic_write, cache_subdir
 
     now = time.time()
     data = {"alias": alias, "key": key, "expires": None if ttl is None else now + ttl, "resolved": now}
+    if named is not None:
+        data["named"] = named
     atomic_write(os.path.join(cache_subdir("aliases"), f"{short_hash(alias)}.json"),
                  json.dumps(data, sort_keys=True), remake_parent=True)
 

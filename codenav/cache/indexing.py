@@ -43,6 +43,7 @@ SIDECARS: dict[str, str] = {
 LATE_SIDECARS: dict[str, str] = {
     "marks.txt": "codenav.search.marks:write",
     "symbols.tsv": "codenav.search.symbols.sidecar:write",
+    "pack.bin": "codenav.search.pack:write",
 }
 
 
@@ -146,13 +147,17 @@ def _build_locked(job: dict[str, Any], fetched: Callable[[], None]) -> tuple[str
 
         _publish(artifact.key, artifact.echo(), fetch, artifact.unpack, limits,
                  ranged=listing if ranged else None, same_folder=same_folder)
-        aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
+        aliases.write_alias(job["alias"], artifact.key, job.get("ttl"), _named(artifact))
         # A ranged entry holds no member yet: its symbol index is built on first use (lazy.ensure).
         return artifact.key, not ranged
-    aliases.write_alias(job["alias"], artifact.key, job.get("ttl"))
+    aliases.write_alias(job["alias"], artifact.key, job.get("ttl"), _named(artifact))
     existing = store.find(artifact.key)
     # Published by an indexer that may have stopped short of its late sidecars.
     return artifact.key, existing is not None and not existing.ranged and lacks_late(existing)
+
+
+def _named(artifact: Any) -> dict[str, str]:
+    return {"registry": artifact.registry, "name": artifact.name, "version": artifact.version}
 
 
 def lacks_late(entry: store.Entry) -> bool:

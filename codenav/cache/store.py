@@ -86,6 +86,7 @@ class Entry:
         self.key = key
         self.path = path
         self.echo = echo
+        self.named: dict[str, str] | None = None  # registry, name, version, as its alias says (aliases.py)
         self._manifest: dict[str, Any] | None = None
         self._index: dict[str, list] | None = None
         self._rows: list[Row] | None = None

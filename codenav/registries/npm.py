@@ -84,7 +84,11 @@ def classify_version(version: str) -> str:
 
 
 def version_key(version: str) -> tuple:
-    """The order of availableVersions: node-semver's."""
+    """The order of availableVersions: node-semver's (a plain ``1.2.3`` keyed here without
+    compiling the semver grammar: a project's lockfile is mostly such versions)."""
+    if is_clean_semver(version):
+        major, minor, patch = version.split(".")
+        return (1, (int(major), int(minor), int(patch), 1, ()))
     from .semver import sort_key
 
     return sort_key(version)

@@ -112,6 +112,7 @@ class Literal:
         # spans() reads a case-sensitive search with find/rfind/slices only: a mapped file will do.
         self.mappable = case_sensitive
         self._rest: Any = None
+        self.required = pattern.encode("utf-8") if case_sensitive else None  # what `absent` tests, else None
         self.fold = pattern if case_sensitive else pattern.casefold()
         if case_sensitive:
             self.needle: bytes | None = pattern.encode("utf-8")
@@ -334,6 +335,7 @@ class Regex:
         # spans() touches a case-sensitive search's bytes with find/rfind/slices, and a whole
         # file through is_ascii and slices: a mapped file will do, unless a lowered copy is needed.
         self.mappable = self.needle is None or not self.ignore_case
+        self.required = self.needle if not self.ignore_case else None  # what `absent` tests, else None
         self._twin: Any = None  # (the bytes twin or False, whether it uses \s), made on first use
 
     def prefilter(self, data: bytes) -> bool:

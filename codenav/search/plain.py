@@ -34,9 +34,11 @@ if TYPE_CHECKING:
 
 
 def search(tree: str, files: list[list], options: dict[str, Any], deadline: float,
-           marks: dict[str, tuple[int, list[int]]] | None = None) -> tuple[dict[str, Any], bytes]:
+           marks: dict[str, tuple[int, list[int]]] | None = None,
+           pack: tuple[bytes, dict[str, int]] | None = None) -> tuple[dict[str, Any], bytes]:
     """(counts as grep.search gives them, the plain output) for ``files`` ([path, size] under
-    ``tree``); ``marks``: the line marks of big files (search/marks.py), path -> (size, marks)."""
+    ``tree``); ``marks``: the line marks of big files (search/marks.py), path -> (size, marks);
+    ``pack``: the small files' bytes and where each starts (search/pack.py), read from there."""
     counts: dict[int, int] = {}
     pieces: list[bytes] = []
 
@@ -45,7 +47,7 @@ def search(tree: str, files: list[list], options: dict[str, Any], deadline: floa
         if event[2]:
             pieces.append(event[2])
 
-    events = _scan(tree, files, options, marks or {})
+    events = _scan(tree, files, options, marks or {}, pack)
     if options.get("regex"):
         timed_out = run_until(events, on_file, deadline)
         if timed_out is None:  # pragma: no cover - the CLI runs in the main thread
@@ -58,25 +60,34 @@ def search(tree: str, files: list[list], options: dict[str, Any], deadline: floa
                 timed_out = True
                 events.close()
                 break
+    # The files the pack's pass set aside yield nothing: scanned are all up to the last one seen.
+    scanned = max(counts) + 1 if timed_out else len(files)
     total = sum(counts.values())
     result: dict[str, Any] = {"files": [], "totalMatches": total, "filesMatched": sum(1 for c in counts.values() if c),
-                              "filesScanned": len(counts), "hasMore": timed_out}
+                              "filesScanned": scanned, "hasMore": timed_out}
     if timed_out:
         result["truncatedReason"] = "time"
     return result, b"".join(pieces)
 
 
-def _scan(tree: str, files: list[list], options: dict[str, Any],
-          marks: dict[str, tuple[int, list[int]]]) -> Iterator[tuple[int, int, bytes]]:
-    """(file index, matching lines, their output) for each file, in order. Big files are mapped,
-    not read, when the matcher can search a mapping (``mappable``)."""
+def _scan(tree: str, files: list[list], options: dict[str, Any], marks: dict[str, tuple[int, list[int]]],
+          pack: tuple[bytes, dict[str, int]] | None) -> Iterator[tuple[int, int, bytes]]:
+    """(file index, matching lines, their output) for each file, in order; none for a packed
+    file the pack's one pass found without the bytes every match holds (``required``). Big files
+    are mapped, not read, when the matcher can search a mapping (``mappable``); small ones come
+    from the pack when there is one."""
     match = matcher(options)
     map_from = MAP_MIN if match.mappable else None
     absent = match.absent
+    packed, starts = pack if pack is not None else (b"", {})
+    holding = _holding(packed, starts, match.required) if starts and match.required else None
     tree_fd = _open_tree(tree)
     try:
         for index, (path, size) in enumerate(files):
-            data = read_file(path, size, tree_fd, map_from)
+            at = starts.get(path)
+            if at is not None and holding is not None and at not in holding:
+                continue  # the pack's pass found the required bytes elsewhere: scanned, no match
+            data = packed[at:at + size] if at is not None else read_file(path, size, tree_fd, map_from)
             if isinstance(data, bytes):
                 if len(data) < SMALL and absent(data):  # most small files: one `in`, nothing else
                     yield index, 0, b""
@@ -90,6 +101,26 @@ def _scan(tree: str, files: list[list], options: dict[str, Any],
         import os
 
         os.close(tree_fd)
+
+
+def _holding(packed: bytes, starts: dict[str, int], needle: bytes) -> set[int]:
+    """The starts of the packed files that hold ``needle`` whole: one ``find`` per such file
+    over the whole pack, rather than one ``in`` per file."""
+    import bisect
+
+    bounds = sorted(starts.values())
+    bounds.append(len(packed))
+    found: set[int] = set()
+    size = len(needle)
+    pos = packed.find(needle, bounds[0])
+    while pos >= 0:
+        k = bisect.bisect_right(bounds, pos) - 1
+        if pos + size <= bounds[k + 1]:
+            found.add(bounds[k])
+            pos = packed.find(needle, bounds[k + 1])  # on to the next file
+        else:  # across the end of a file: not one of its hits
+            pos = packed.find(needle, pos + 1)
+    return found
 
 
 def _file(match: Any, path: str, data: Any, recorded: tuple[int, list[int]] | None) -> tuple[int, bytes]:

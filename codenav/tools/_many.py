@@ -270,7 +270,8 @@ def labels(opened: list[Opened]) -> list[str]:
     """Each opened target as the target string read_file takes, resolved version included."""
     from ._answer import label
 
-    return [label(o.target) for o in opened]
+    # A package's alias names it (cache/aliases.py): no manifest read per target.
+    return [label(o.entry.named or o.target) for o in opened]
 
 
 def warnings(opened: list[Opened]) -> list[str]:

@@ -106,7 +106,8 @@ def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     if _many.requested(args):
         return _run_many(args, options, cli)
     entry = _target.open_entry(args, cli)
-    files, binary, large = _scope(entry.searchable(), options)
+    listed = entry.searchable()
+    files, binary, large = _scope(listed, options)
     if entry.ranged:  # the members in scope, fetched by range first (bounded: cache/lazy.py)
         from ..cache import lazy
 
@@ -125,11 +126,7 @@ def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     unbounded = cli is not None and cli.plain  # plain output is rg's: every match, whole lines
     plain = None
     if unbounded and cli.from_bytes and start is None:  # every match, printed from the bytes
-        from ..search import marks
-        from ..search import plain as plain_grep
-
-        found, plain = plain_grep.search(entry.path + "/tree", files, options, time.monotonic() + grep.timeout(),
-                                         marks=None if entry.ranged else marks.load(entry))
+        found, plain = _plain_search(entry, listed[0], files, options, time.monotonic() + grep.timeout())
     else:
         found = grep.search(
             entry.path + "/tree", files, options, start=start,
@@ -154,6 +151,21 @@ def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     if plain is not None:
         cli.output = plain  # the CLI's output, already made (cli.py writes it before render)
     return _target.with_warnings(result, entry)
+
+
+def _plain_search(entry: Any, listed: list[list], files: list[list], options: dict[str, Any],
+                  deadline: float) -> tuple[dict[str, Any], bytes]:
+    """The plain CLI's search of ``files`` (of ``listed``, the entry's text files), with the line
+    marks of its big files (search/marks.py) when one is in scope and the pack of its small ones
+    (search/pack.py) when the entry has one; a ranged entry has neither."""
+    from ..search import marks, pack
+    from ..search import plain as plain_grep
+    from ..search.grep import MARK_STEP
+
+    big = not entry.ranged and any(size >= 2 * MARK_STEP for _, size in files)
+    return plain_grep.search(entry.path + "/tree", files, options, deadline,
+                             marks=marks.load(entry) if big else None,
+                             pack=None if entry.ranged else pack.load(entry, listed))
 
 
 def _run_many(args: dict[str, Any], options: dict[str, Any], cli: Any) -> dict[str, Any]:
@@ -185,7 +197,8 @@ def _run_many(args: dict[str, Any], options: dict[str, Any], cli: Any) -> dict[s
     binary = large = 0
     cursor = reason = None
     for index, (entry, spec) in enumerate(zip(opened, specs, strict=True)):
-        files, skipped_binary, skipped_large = _scope(entry.searchable(), options)
+        listed = entry.searchable()
+        files, skipped_binary, skipped_large = _scope(listed, options)
         binary += skipped_binary
         large += skipped_large
         if entry.ranged:
@@ -205,11 +218,7 @@ def _run_many(args: dict[str, Any], options: dict[str, Any], cli: Any) -> dict[s
         if detailing and budget is not None and budget < 2048:  # the page is full: count only, from here on
             want, reason = 0, "budget"
         if unbounded and cli.from_bytes and detailing:
-            from ..search import marks
-            from ..search import plain as plain_grep
-
-            found, out = plain_grep.search(entry.path + "/tree", files, options, deadline,
-                                           marks=None if entry.ranged else marks.load(entry))
+            found, out = _plain_search(entry, listed[0], files, options, deadline)
             if out:
                 prefix = spec.encode() + b" "
                 plain.append(prefix + out[:-1].replace(b"\n", b"\n" + prefix) + b"\n")

@@ -1,0 +1,77 @@
+"""The ``pack.bin`` sidecar: an entry's small text files end to end, for the CLI's grep (SPEC §3.5).
+
+A CLI grep searches once and keeps nothing, so each small file costs it an open, a read and a
+close: about 7 µs of system calls in Python, most of a grep over a locked tree of 150 packages
+and 1,800 files (ripgrep makes the same calls in C in half the time). With the pack, each entry
+is one read, and each small file a slice of it: the same bytes (the tree never changes once
+published), without the calls. Derived by the indexer after publication (cache/indexing.py
+``LATE_SIDECARS``); an entry without one (indexed before it existed, or its late phase cut short)
+is searched file by file, as before, and never derives one on a search's time.
+
+Format: ``codenav-pack 1 small=65536 files=N bytes=B``, a newline, then the bytes of each text
+file under ``small`` bytes, in the order of the entry's text list (store.Entry.searchable). A pack
+whose header does not match that list (another version, count or total) is not used.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .grep import SMALL, read_file
+
+TYPE_CHECKING = False  # annotations only
+if TYPE_CHECKING:
+    from typing import Any
+
+NAME = "pack.bin"
+
+
+def _header(files: list[list]) -> bytes:
+    small = [size for _, size in files if size < SMALL]
+    return f"codenav-pack 1 small={SMALL} files={len(small)} bytes={sum(small)}\n".encode()
+
+
+def write(entry: Any, out_path: str) -> None:
+    """The sidecar of ``entry`` (a store.Entry, duck-typed: ``path``, ``searchable()``), written to
+    ``out_path``."""
+    files = entry.searchable()[0]
+    tree = os.open(os.path.join(entry.path, "tree"), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        with open(out_path, "wb") as handle:
+            handle.write(_header(files))
+            for path, size in files:
+                if size < SMALL:
+                    data = read_file(path, size, tree)
+                    if len(data) != size:  # never the case for a published tree: no pack rather than a wrong one
+                        raise OSError(f"{path} is not the size the manifest records")
+                    handle.write(data)
+    finally:
+        os.close(tree)
+
+
+def load(entry: Any, files: list[list]) -> tuple[Any, dict[str, int]] | None:
+    """(the pack, mapped; path -> where each small text file of ``entry`` starts in it), for
+    ``files``, its whole text list; None when it has no pack or the pack does not match."""
+    import mmap
+
+    head = _header(files)
+    try:
+        fd = os.open(os.path.join(entry.path, NAME), os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        if os.fstat(fd).st_size != len(head) + int(head.rpartition(b"=")[2]):
+            return None
+        # Mapped, not read: a rare literal is found without copying the pack's megabytes.
+        data: Any = mmap.mmap(fd, 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    if data[:len(head)] != head:
+        return None
+    from itertools import accumulate
+
+    small = [f for f in files if f[1] < SMALL]
+    starts = accumulate([f[1] for f in small], initial=len(head))  # one more than there are files
+    return data, dict(zip([f[0] for f in small], starts, strict=False))
