@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
 import threading
 import time
 from pathlib import Path
@@ -19,27 +18,15 @@ from tests.fakes.http import FakeServer
 from tests.fakes.npm import FakeNpm
 from tests.support.cli import isolated_subprocess_env, run_cli
 from tests.support.mcp import McpSession
+from tests.support.processes import Marks, processes
 
 NAMES = [f"p{i}" for i in range(5)]
 MISSING = "npm:absent@1.0.0"
 
 
 def _processes(cache: Path) -> list[str]:
-    """The command lines of the live processes working on ``cache`` (named in their environment)."""
-    mark = f"CODENAV_CACHE_DIR={cache}".encode()
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/environ", "rb") as handle:
-                if mark not in handle.read().split(b"\0"):
-                    continue
-            with open(f"/proc/{entry.name}/cmdline", "rb") as handle:
-                found.append(handle.read().replace(b"\0", b" ").decode("utf-8", "replace"))
-        except OSError:
-            continue  # gone meanwhile
-    return found
+    """The command lines of the live processes working on ``cache``."""
+    return [line for _, line in processes(Marks(cache))]
 
 
 @pytest.fixture
