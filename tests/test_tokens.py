@@ -158,6 +158,13 @@ def test_the_catalog_fits_its_token_budget(json_answers: bool) -> None:
     assert max(per_tool.values()) <= 800, per_tool
 
 
+def test_the_readme_states_the_catalog_as_it_is() -> None:
+    """The README's catalog figure (its MCP section and its Performance table) is the count."""
+    total = sum(tokens.catalog_tokens(handlers.tool_list(False)).values())
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"is {total:,} cl100k tokens" in readme and f"| {total:,} tokens |" in readme, total
+
+
 def test_the_tokenizer_is_cl100k() -> None:
     """Known cl100k ids: the counts are the ones a cl100k model is billed for."""
     assert tokens.encoding().encode("hello world") == [15339, 1917]
