@@ -121,6 +121,23 @@ def test_listing_a_20_mib_wheel_transfers_under_one_mib(pypi_big, wheel):
     assert {h.get("accept-encoding") for h in sent} == {"identity"}
 
 
+def test_an_entry_says_it_is_ranged_alike_from_its_files_and_from_its_manifest(pypi_big, tmp_path):
+    """Whether an entry is ranged, asked before its manifest is read (its zip's directory beside
+    it) and after, is the same answer for a ranged wheel and a downloaded one."""
+    from codenav.cache import store
+
+    list_files.run(BIG)
+    list_files.run({"registry": "pypi", "package_name": "heavy", "version": "1.0"})  # under the cap: downloaded
+    found = {}
+    for key in _entries(tmp_path):
+        early = store.find(key).ranged
+        entry = store.find(key)
+        entry.manifest  # noqa: B018 — read, then asked
+        found[key] = (early, entry.ranged)
+    assert sorted(early for early, _ in found.values()) == [False, True], found
+    assert all(early == late for early, late in found.values()), found
+
+
 def test_zip64_end_records_are_followed(pypi_big):
     """A wheel ending in ZIP64 records lists the same files by range."""
     result = list_files.run({**BIG, "package_name": "bigz"})

@@ -181,7 +181,11 @@ class Entry:
     def ranged(self) -> bool:
         """True for an entry listed from a zip's central directory, its members fetched by range
         on first read (cache/lazy.py); its results say ``verified: false``."""
-        return "ranged" in self.manifest
+        if self._manifest is not None:
+            return "ranged" in self._manifest
+        # Published with its zip's directory beside the manifest (lazy.DIRECTORY): a stat, not a
+        # parse of every row (a search over 157 targets asked it of each).
+        return os.path.exists(os.path.join(self.path, "ranged.dir"))
 
     def row(self, path: str) -> Row:
         if self._index is None:
