@@ -126,3 +126,56 @@ def test_the_mcp_server_has_one_helper_fork_its_indexers(upstream, tmp_path):
     forked = _grep(upstream, f"--target={MISSING}")
     answer = result["structuredContent"]
     assert answer["files"] == forked["files"] and answer["skippedTargets"] == forked["skippedTargets"]
+
+
+@pytest.fixture
+def stalling(tmp_path):
+    """A registry with `fast`, and `slow`, whose tarball sends its first bytes and then nothing
+    for a minute; the requests for slow's tarball, counted."""
+    import random
+
+    from tests.fakes.archives import make_tgz
+    from tests.fakes.http import Reply
+
+    with FakeServer() as server:
+        fake = FakeNpm(server)
+        fake.publish("fast", "1.0.0", {"index.js": b"const needle = 1;\n"})
+        tarball = make_tgz({"index.js": b"needle\n", "data.bin": random.Random(3).randbytes(64 * 1024)})
+        asked = []
+
+        def stall(handler):
+            asked.append(handler.path)
+            return Reply(200, [tarball[:1000], tarball[1000:]], {"Content-Type": "application/octet-stream"},
+                         chunk_delay=60)
+
+        for name in ("slow", "later"):
+            fake.publish(name, "1.0.0", {}, tarball=tarball)
+            server.route("GET", f"/-/{name}/{name}-1.0.0.tgz", stall)
+        yield {"url": fake.url, "asked": asked}
+
+
+@pytest.mark.parametrize("surface", ["cli", "mcp"])
+def test_a_target_still_downloading_when_the_wait_ends_is_indexing_and_asked_once(stalling, tmp_path, surface):
+    """Past the wait, a target whose indexer is still at work is skipped as INDEXING (retryable,
+    with its indexingRef), the others answered; nobody starts a second indexer for it. Under the
+    MCP server, one the helper has not started yet (one at a time here) is INDEXING too: the
+    helper goes on with it, so the call does not start one of its own."""
+    specs = ["npm:fast@1.0.0", "npm:slow@1.0.0"] + (["npm:later@1.0.0"] if surface == "mcp" else [])
+    env = {**isolated_subprocess_env(tmp_path), "CODENAV_NPM_REGISTRY": stalling["url"],
+           "CODENAV_FETCH_CONCURRENCY": "1"}
+    if surface == "cli":
+        proc = run_cli("grep", *[f"--target={s}" for s in specs], "needle", "--wait", "1500", "--json", env=env)
+        assert proc.returncode == 0, proc.stderr
+        answer = json.loads(proc.stdout)
+    else:
+        session = McpSession(env)
+        try:
+            answer = session.call("grep_repo", {"targets": specs, "pattern": "needle",
+                                                "wait_timeout_ms": 1500})["structuredContent"]
+        finally:
+            session.close()
+    assert answer["targets"] == ["npm:fast@1.0.0"] and answer["totalMatches"] == 1
+    assert [(s["target"], s["code"], s["retryable"]) for s in answer["skippedTargets"]] == [
+        (spec, "INDEXING", True) for spec in specs[1:]]
+    assert all(s["message"].startswith("still indexing after 1500 ms") for s in answer["skippedTargets"])
+    assert stalling["asked"] == ["/-/slow/slow-1.0.0.tgz"]

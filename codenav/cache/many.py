@@ -44,11 +44,12 @@ def index(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int,
           done: Callable[[], None] | None = None, *, leash: int | None = None,
           ended_one: Callable[[int, bool], None] | None = None) -> dict[int, CodenavError]:
     """Index the package ``jobs`` (cache/open.py's ``package_job``) side by side, ``done()`` after
-    each; the failures recorded by their indexers, by position. The published ones are in the
-    cache when this returns; any other is the caller's to open (module docstring). The helper
+    each; the failures recorded by their indexers and INDEXING for those still at work when the
+    wait ran out, by position. The published ones are in the cache when this returns; any other
+    (not started in the wait among them) is the caller's to open (module docstring). The helper
     process (``main``) also watches its ``leash`` (``Cut`` when it ends) and tells each job's end
     to ``ended_one(position, published)``."""
-    from .open import open_log, read_result
+    from .open import open_log, read_result, still_indexing
 
     _load_what_indexers_need(jobs)
     deadline = time.monotonic() + wait_ms / 1000.0
@@ -94,8 +95,9 @@ def index(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int,
                     done()
             _reap(ended)
     finally:
-        for _, child in running.values():  # past the wait: they go on, leashed, as after INDEXING
+        for position, child in running.values():  # past the wait: they go on, leashed, as after INDEXING
             child.stdout.close()
+            failed[position] = still_indexing(jobs[position]["alias"], wait_ms)
         log.close()
     _reap(ended, wait=True)
     _derive_late([(jobs[p]["alias"], key) for p, key in sorted(published.items())], parent)
@@ -173,13 +175,14 @@ class Cut(Exception):
 def index_elsewhere(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int) -> dict[int, CodenavError]:
     """``index`` run by a helper process, ``python -m codenav.cache.many`` (a process with threads
     must not fork), leashed to this one as an indexer is: this waits up to ``wait_ms`` for the
-    jobs' ends, which it tells on its stdout; past that it carries on while this process lives."""
+    jobs' ends, which it tells on its stdout; past that it carries on while this process lives,
+    and every job it has not ended is INDEXING."""
     import json
     import select
 
     from .. import proc
     from ..paths import atomic_write, cache_subdir
-    from .open import open_log, read_result, spawn_leashed
+    from .open import open_log, read_result, spawn_leashed, still_indexing
 
     listing = os.path.join(cache_subdir("tmp"), f"many-{os.getpid()}-{time.monotonic_ns()}.json")
     atomic_write(listing, json.dumps(jobs), remake_parent=True)
@@ -194,6 +197,7 @@ def index_elsewhere(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int) 
     ended: dict[int, bool] = {}
     deadline = time.monotonic() + wait_ms / 1000.0
     said = b""
+    gone = False  # the helper ended before telling every job's end: the rest are nobody's
     try:
         while len(ended) < len(jobs):
             left = deadline - time.monotonic()
@@ -201,6 +205,7 @@ def index_elsewhere(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int) 
                 break
             chunk = os.read(child.stdout.fileno(), 65536)
             if not chunk:
+                gone = True
                 break
             said += chunk
             *lines, said = said.split(b"\n")
@@ -217,6 +222,9 @@ def index_elsewhere(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int) 
         outcome = None if published else read_result(jobs[position]["alias"])
         if outcome is not None:
             failed[position] = outcome
+    if not gone:  # the wait ran out: the helper goes on with every job it has not ended
+        failed.update({position: still_indexing(job["alias"], wait_ms)
+                       for position, job in enumerate(jobs) if position not in ended})
     return failed
 
 

@@ -180,7 +180,12 @@ def _wait(job: dict[str, Any], wait_ms: int, started: list[Any]) -> store.Entry:
         if left <= 0:
             break
         time.sleep(min(0.02, left))
-    raise CodenavError(
+    raise still_indexing(alias, wait_ms)
+
+
+def still_indexing(alias: str, wait_ms: int) -> CodenavError:
+    """INDEXING: the wait ran out while an indexer goes on with the request ``alias``."""
+    return CodenavError(
         "INDEXING",
         f"still indexing after {wait_ms} ms; it continues in the background, retry shortly",
         details={"indexingRef": short_hash(alias), "action": "retry the same call in a few seconds"},
