@@ -6,8 +6,9 @@ forking: forked.py) and, once published, a third for its late sidecars: about 15
 package before any of its own work, most of a cold ``--all-deps`` on two cores. From the CLI's
 one thread, ``index`` forks the indexers instead, up to the concurrency bound at a time, after
 loading once what each of them needs (the indexing code, the registries' modules, the TLS
-context, the registry hosts' addresses: httpclient.py), and waits for them in one ``select`` loop. Each is the leashed fork a cold one-target
-call runs, but leaves its late sidecars (``"late": "later"``): once all are done, one fork takes
+context, the registry hosts' addresses: httpclient.py), and waits for them in one ``select``
+loop. Each is the leashed fork a cold one-target call runs, but leaves its late sidecars
+(``"late": "later"``): once all are done, one fork takes
 every published entry's lock and derives them all as ``--late`` (indexer.py), within the one
 bound a late phase has, what is left over derived on a tool's first use.
 
@@ -49,11 +50,10 @@ def index(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int,
     (not started in the wait among them) is the caller's to open (module docstring). The helper
     process (``main``) also watches its ``leash`` (``Cut`` when it ends) and tells each job's end
     to ``ended_one(position, published)``."""
-    from .open import open_log, read_result, still_indexing
+    from .open import PACKAGE_PARENT, open_log, read_result, still_indexing
 
     _load_what_indexers_need(jobs)
     deadline = time.monotonic() + wait_ms / 1000.0
-    parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     waiting = [i for i, job in enumerate(jobs) if not busy(job["alias"])]
     waiting.reverse()  # popped from the end: in the callers' order
     running: dict[int, tuple[int, forked.Forked]] = {}  # its stdout's descriptor -> (position, child)
@@ -66,7 +66,7 @@ def index(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int,
             while waiting and len(running) < concurrency and time.monotonic() < deadline:
                 position = waiting.pop()
                 job = {**jobs[position], "leash": True, "notify": True, "progressUntil": None, "late": "later"}
-                child = forked.start(job, log.fileno(), parent)
+                child = forked.start(job, log.fileno(), PACKAGE_PARENT)
                 running[child.stdout.fileno()] = (position, child)
             left = deadline - time.monotonic()
             if not running or left <= 0:
@@ -100,7 +100,7 @@ def index(jobs: list[dict[str, Any]], wait_ms: int, concurrency: int,
             failed[position] = still_indexing(jobs[position]["alias"], wait_ms)
         log.close()
     _reap(ended, wait=True)
-    _derive_late([(jobs[p]["alias"], key) for p, key in sorted(published.items())], parent)
+    _derive_late([(jobs[p]["alias"], key) for p, key in sorted(published.items())])
     return failed
 
 
@@ -133,7 +133,7 @@ def _reap(children: list[forked.Forked], wait: bool = False) -> None:
             children.remove(child)
 
 
-def _derive_late(published: list[tuple[str, str]], parent: str) -> None:
+def _derive_late(published: list[tuple[str, str]]) -> None:
     """One fork derives the late sidecars of every published entry that lacks them, holding the
     request's lock of each (taken here, so nobody sees the entry idle before they are derived)."""
     from .indexing import lacks_late
@@ -150,11 +150,11 @@ def _derive_late(published: list[tuple[str, str]], parent: str) -> None:
             os.close(fd)  # another indexer has it: it derives them
     if not entries:
         return
-    from .open import open_log
+    from .open import PACKAGE_PARENT, open_log
 
     log = open_log()
     try:
-        child = forked.start({"kind": "late", "entries": entries}, log.fileno(), parent,
+        child = forked.start({"kind": "late", "entries": entries}, log.fileno(), PACKAGE_PARENT,
                              keep=tuple(fd for _, fd in entries))
         child.stdout.close()  # it says nothing: the late phase's stdout is /dev/null
     finally:

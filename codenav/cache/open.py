@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 LOG_CAP = 1024 * 1024  # bytes of tmp/indexer.log kept before it is started afresh
 MAX_SPAWNS = 3  # indexers one call may start: a clear or a kill may sweep a build away mid-way
 POLL_SECONDS = 0.02  # how often a caller looks for the entry while its indexer runs
+# The folder holding this codenav package: on the PYTHONPATH of every indexer, fork or process.
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def open_target(target: Target, wait_ms: int) -> store.Entry:
@@ -65,14 +67,13 @@ def package_job(target: Any) -> dict[str, Any]:
 def _spawn(job: dict[str, Any], deadline: float) -> Any:
     from .. import proc
 
-    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     job = {**job, "leash": True, "notify": True, "progressUntil": deadline if _progress_wanted() else None}
     log = open_log()
     try:
         from . import forked
 
         if forked.possible():  # the CLI: this process forks, without a second interpreter's start
-            return forked.start(job, None if job["progressUntil"] else log.fileno(), package_parent)
+            return forked.start(job, None if job["progressUntil"] else log.fileno(), PACKAGE_PARENT)
         import json
 
         # Its stdout is a pipe on which it says when the entry is published (indexing._tell_waiter).
@@ -91,9 +92,8 @@ def spawn_leashed(module: str, args: list[str], stderr: Any) -> Any:
 
     from .. import proc
 
-    package_parent = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ)
-    env["PYTHONPATH"] = package_parent + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONPATH"] = PACKAGE_PARENT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     try:
         cwd = os.getcwd()  # where the caller stands (its configuration files), as before
     except OSError:

@@ -125,10 +125,11 @@ class Context:
     def note(self, about: str | None, warning: str) -> None:
         self.notes.append((about, warning))
 
-    def skipped(self, count: int, what: str) -> None:
-        """A warning about the file: ``count`` of its entries were left out, being ``what``."""
+    def skipped(self, count: int, what: str, path: str | None = None) -> None:
+        """A warning about the file (``path``, the lockfile by default): ``count`` of its entries
+        were left out, being ``what``."""
         if count:
-            self.note(None, f"{self.shown(self.path)}: {count} {'entry' if count == 1 else 'entries'} "
+            self.note(None, f"{self.shown(path or self.path)}: {count} {'entry' if count == 1 else 'entries'} "
                             f"skipped ({what})")
 
     def member_dir(self, manifest: str) -> str | None:

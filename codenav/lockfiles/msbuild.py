@@ -90,9 +90,7 @@ def _central(ctx, start_dir: str):
                 versions[name.lower()] = (name, _item_version(item), tag)
             else:
                 unnamed += 1
-    if unnamed:
-        ctx.note(None, f"{ctx.shown(path)}: {unnamed} {'entry' if unnamed == 1 else 'entries'} skipped "
-                       "(a PackageVersion without Include)")
+    ctx.skipped(unnamed, "a PackageVersion without Include", path)
     return path, versions, _properties(root)
 
 
