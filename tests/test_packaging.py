@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 import venv
+from pathlib import Path
 
 import pytest
 
@@ -31,19 +33,24 @@ def test_every_schema_file_is_a_valid_2020_12_schema():
                                                                                     json.dumps(spec)))
 
 
-def test_the_wheel_installed_in_a_fresh_venv_loads_every_schema(tmp_path):
-    """Build the wheel, install it (no checkout on the path), import every module of the package
-    from it (a subpackage missing from pyproject's list fails here) and load each tool's schemas."""
-    wheel_dir = tmp_path / "wheel"
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The project's wheel, built as pip builds it."""
+    wheel_dir = tmp_path_factory.mktemp("wheel")
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(wheel_dir)],
                            capture_output=True, text=True, timeout=300)
     if built.returncode != 0 and "Could not find a version that satisfies" in built.stderr:
         pytest.skip("the build backend cannot be fetched here")
     assert built.returncode == 0, built.stderr
+    return next(wheel_dir.glob("codenav-*.whl"))
+
+
+def test_the_wheel_installed_in_a_fresh_venv_loads_every_schema(tmp_path, wheel):
+    """Build the wheel, install it (no checkout on the path), import every module of the package
+    from it (a subpackage missing from pyproject's list fails here) and load each tool's schemas."""
     env_dir = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False, system_site_packages=True).create(env_dir)
     py = env_dir / "bin" / "python"
-    wheel = next(wheel_dir.glob("codenav-*.whl"))
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
                    check=True, timeout=300)
@@ -60,6 +67,30 @@ def test_the_wheel_installed_in_a_fresh_venv_loads_every_schema(tmp_path):
                          timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)[:-1] == tools.names()
+
+
+def test_the_codenav_command_pip_installs_imports_nothing_before_codenav(tmp_path, wheel):
+    """pip installs a `codenav` command on the venv's interpreter that starts codenav before any
+    import of its own: the launcher pip writes for a [project.scripts] entry point imports `re`
+    first, about a third of a warm call (docs/performance.md)."""
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)  # no site-packages of ours: no .pth runs at start
+    py = env_dir / "bin" / "python"
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "-q", str(wheel)],
+                   check=True, timeout=300, capture_output=True)
+    script = env_dir / "bin" / "codenav"
+    assert script.read_text().splitlines()[0] == f"#!{py}"
+
+    def imports(command: list[str]) -> list[str]:
+        ran = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                             env={"PATH": os.environ["PATH"], "HOME": str(tmp_path), "PYTHONPROFILEIMPORTTIME": "1"})
+        assert ran.returncode == 0, ran.stderr
+        return [line.rsplit("|", 1)[1].strip() for line in ran.stderr.splitlines()[1:] if line.startswith("import time:")]
+
+    start = imports([str(py), "-c", "pass"])
+    assert "re" not in start
+    launched = imports([str(script), "cache", "path"])
+    assert launched.index("codenav") > 0 and set(launched[:launched.index("codenav")]) <= set(start)
 
 
 def test_readme_mcp_configs_are_valid_json_that_start_codenav_mcp():
