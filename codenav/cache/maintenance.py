@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..paths import read_json, root
-from . import store
+from . import openings, store
 from .locks import try_lock
 
 
@@ -42,7 +42,7 @@ def clear() -> int:
         return 0
     count = len(list_entries())
     trash = base / f".trash-{os.getpid()}-{time.time_ns()}"
-    for name in ("entries", "aliases", "jobs", "tmp", "state"):
+    for name in ("entries", "aliases", "openings", "jobs", "tmp", "state"):
         if (base / name).exists():
             trash.mkdir(exist_ok=True)
             try:
@@ -54,9 +54,10 @@ def clear() -> int:
 
 
 def prune() -> dict[str, int]:
-    """Remove debris: build dirs no live indexer owns, expired or dangling aliases, old results."""
+    """Remove debris: build dirs no live indexer owns, expired or dangling aliases, records of
+    openings no longer valid (cache/openings.py), old results."""
     base = Path(root())
-    removed = {"tmp": 0, "aliases": 0, "jobs": 0, "trash": 0}
+    removed = {"tmp": 0, "aliases": 0, "openings": 0, "jobs": 0, "trash": 0}
     for trash in base.glob(".trash-*"):
         shutil.rmtree(trash, ignore_errors=True)
         removed["trash"] += 1
@@ -81,6 +82,10 @@ def prune() -> dict[str, int]:
                 removed["aliases"] += 1
         for item in alias_dir.glob(".*.tmp"):
             item.unlink(missing_ok=True)
+    for item in (base / "openings").glob("*.json"):
+        if not openings.valid(str(item)):
+            item.unlink(missing_ok=True)
+            removed["openings"] += 1
     jobs = base / "jobs"
     if jobs.is_dir():
         for item in jobs.iterdir():

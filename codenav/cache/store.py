@@ -90,6 +90,8 @@ class Entry:
         self._manifest: dict[str, Any] | None = None
         self._index: dict[str, list] | None = None
         self._rows: list[Row] | None = None
+        self._searchable: tuple[list[list], list[str], list[str]] | None = None
+        self._ranged: bool | None = None
 
     @property
     def manifest(self) -> dict[str, Any]:
@@ -132,7 +134,16 @@ class Entry:
         """(the text files as ``[path, size]``, the binary files' paths, the paths listed but
         not stored), each in path order; symlinks kept as links are in none. From ``text.txt``,
         derived on first use for an entry indexed before it existed; from the manifest when
-        the sidecar is unreadable."""
+        the sidecar is unreadable; read once per Entry (the lists are shared: never change them)."""
+        if self._searchable is None:
+            self._searchable = self._read_searchable()
+        return self._searchable
+
+    def preset_searchable(self, listed: tuple[list[list], list[str], list[str]]) -> None:
+        """What ``searchable()`` returns, as a record of it says (cache/openings.py)."""
+        self._searchable = listed
+
+    def _read_searchable(self) -> tuple[list[list], list[str], list[str]]:
         try:
             with open(self.sidecar(TEXT_LIST, write_text_list), encoding="utf-8") as handle:
                 text = handle.read()
@@ -183,9 +194,11 @@ class Entry:
         on first read (cache/lazy.py); its results say ``verified: false``."""
         if self._manifest is not None:
             return "ranged" in self._manifest
-        # Published with its zip's directory beside the manifest (lazy.DIRECTORY): a stat, not a
-        # parse of every row (a search over 157 targets asked it of each).
-        return os.path.exists(os.path.join(self.path, "ranged.dir"))
+        if self._ranged is None:
+            # Published with its zip's directory beside the manifest (lazy.DIRECTORY): a stat, not
+            # a parse of every row (a search over 157 targets asked it of each, three times).
+            self._ranged = os.path.exists(os.path.join(self.path, "ranged.dir"))
+        return self._ranged
 
     def row(self, path: str) -> Row:
         if self._index is None:

@@ -157,17 +157,9 @@ def open_all(items: list[dict[str, Any]], progress: bool = False) -> tuple[list[
 
 
 def _open_all(items: list[dict[str, Any]], progress: bool) -> tuple[list[Opened], list[dict[str, Any]]]:
-    from . import _target
 
-    outcomes: list[Any] = [None] * len(items)
-    cold = []
-    for index, item in enumerate(items):
-        try:
-            outcomes[index] = _target.open_warm(item)
-        except CodenavError as exc:
-            outcomes[index] = exc
-        if outcomes[index] is None:
-            cold.append(index)
+    outcomes = _open_warm(items)
+    cold = [index for index, outcome in enumerate(outcomes) if outcome is None]
     if cold:
         _open_cold(items, cold, outcomes, progress)
     opened, skipped = [], []
@@ -185,6 +177,41 @@ def _open_all(items: list[dict[str, Any]], progress: bool) -> tuple[list[Opened]
                            + "; ".join(f"{s['target']}: {s['code']}" for s in skipped),
                            retryable=any(s["retryable"] for s in skipped), details={"skippedTargets": skipped})
     return opened, skipped
+
+
+def _open_warm(items: list[dict[str, Any]]) -> list[Any]:
+    """Each target opened as ``_target.open_warm`` opens it (None: not cached; a CodenavError),
+    its entry from the record of the last call that opened these same targets when there is
+    one still valid (cache/openings.py), and such a record written when every target opened."""
+    from ..cache import aliases, openings
+    from . import _target
+
+    requests: list[Any] = []
+    names: list[tuple[str, float | None] | None] = []  # (alias, how long it is kept) of each package
+    for item in items:
+        try:
+            target, opened = _target.request(item)
+            name = aliases.alias_of(target) if opened is not None else None
+        except CodenavError as exc:
+            requests.append(exc)
+            names.append(None)
+            continue
+        requests.append((target, opened))
+        names.append(name)
+    forever = [name[0] for name in names if name is not None and name[1] is None]
+    recordable = len(forever) == len(items)
+    recalled = openings.recall(forever) if recordable else None
+    outcomes: list[Any] = []
+    for index, request in enumerate(requests):
+        if isinstance(request, CodenavError) or request[1] is None:  # an error; a git target (cold path)
+            outcomes.append(request if isinstance(request, CodenavError) else None)
+            continue
+        opened = request[1]
+        opened.entry = recalled[index] if recalled is not None else aliases.read_alias(names[index][0])
+        outcomes.append(opened if opened.entry is not None else None)
+    if recordable and recalled is None and all(o is not None and not isinstance(o, CodenavError) for o in outcomes):
+        openings.keep(forever, [o.entry for o in outcomes])
+    return outcomes
 
 
 def _open_cold(items: list[dict[str, Any]], cold: list[int], outcomes: list[Any], progress: bool) -> None:

@@ -55,7 +55,7 @@ def open_entry(args: dict[str, Any], cli: Any = None) -> Opened:
         return cli.opened
     from ..cache import open_entry as open_cached
 
-    target, opened = _request(args)
+    target, opened = request(args)
     if opened is None:
         return Opened(open_cached(target, wait_ms(args)))
     opened.entry = open_cached(target, wait_ms(args))
@@ -67,7 +67,7 @@ def open_warm(args: dict[str, Any]) -> Opened | None:
     (a git target's ref is resolved by the cold path: tools/_many.py opens those there)."""
     from ..cache.aliases import cached
 
-    target, opened = _request(args)
+    target, opened = request(args)
     if opened is None:
         return None
     opened.entry = cached(target)
@@ -76,10 +76,10 @@ def open_warm(args: dict[str, Any]) -> Opened | None:
 
 def target_of(args: dict[str, Any]) -> Any:
     """The target ``args`` name, its version as the request resolves it (a lockfile's, …)."""
-    return _request(args)[0]
+    return request(args)[0]
 
 
-def _request(args: dict[str, Any]) -> tuple[Any, Opened | None]:
+def request(args: dict[str, Any]) -> tuple[Any, Opened | None]:
     """(the target to open, and for a package the request's ``Opened`` without its entry yet)."""
     from ..targets import PackageTarget, version_source
 
