@@ -597,3 +597,39 @@ def test_the_cli_reads_an_entry_s_small_files_from_its_pack_and_prints_what_it_p
         outputs.append([run_cli("grep", SPEC, pattern, env=env).stdout for pattern in ("needle", "-s", "NEEDLE")])
     os.rename(tmp_path / "aside", os.path.join(found.path, pack.NAME))
     assert outputs[0] == outputs[1] and outputs[0][0].count(b"\n") >= 5
+
+
+def test_a_mapping_dense_with_hits_is_searched_as_bytes_from_its_65th_hit_with_the_same_output(tmp_path):
+    """A mapped file whose first DENSE_AFTER hits are close together is copied from the next line
+    on and searched as bytes (no Python call a hit to count newlines), the output unchanged; a
+    file with sparse hits stays mapped to its end."""
+    from codenav.search import plain
+
+    dense = b"".join(b"row %d return\n" % i for i in range(BIG // 14))
+    sparse = b"".join(b"row %d %s\n" % (i, b"return" if i % 2000 == 0 else b"hay") for i in range(BIG // 10))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "dense.js").write_bytes(dense)
+    (tree / "sparse.js").write_bytes(sparse)
+    options = {"pattern": "return", "regex": False, "case_sensitive": True, "whole_words": False}
+    calls: list[tuple[type, int]] = []
+    original = plain._lines
+
+    def spy(match, data, prefix, out, first_line, steps):
+        calls.append((type(data), first_line))
+        return original(match, data, prefix, out, first_line, steps)
+
+    for name, data in (("dense.js", dense), ("sparse.js", sparse)):
+        calls.clear()
+        plain._lines = spy
+        try:
+            found, out = plain.search(str(tree), [[name, len(data)]], options, time.monotonic() + 60)
+        finally:
+            plain._lines = original
+        expected = b"".join(b"%s:%d:%s\n" % (name.encode(), n, line)
+                            for n, line in enumerate(data.split(b"\n"), 1) if b"return" in line)
+        assert out == expected and found["totalMatches"] == expected.count(b"\n")
+        if name == "dense.js":
+            assert calls[1:] == [(bytes, plain.DENSE_AFTER + 1)] and calls[0][0] is not bytes
+        else:
+            assert len(calls) == 1

@@ -26,6 +26,7 @@ from .matchers import matcher
 from .runner import run_until
 
 MAP_MIN = 2 * MARK_STEP  # files this big are mapped (mmap), not read, when the matcher allows it
+DENSE_AFTER, DENSE_GAP = 64, 4096  # a mapping this dense with hits is searched as bytes (_lines)
 
 TYPE_CHECKING = False  # annotations only
 if TYPE_CHECKING:
@@ -124,19 +125,36 @@ def _holding(packed: bytes, starts: dict[str, int], needle: bytes) -> set[int]:
 
 
 def _file(match: Any, path: str, data: Any, recorded: tuple[int, list[int]] | None) -> tuple[int, bytes]:
-    """(matching lines, their output) of one file's bytes (or its mapping). A hit is numbered by
-    counting newlines from the previous hit, or from the mark before it when that is nearer
-    (grep._scan does the same, two marks past, with the marks a server keeps)."""
+    """(matching lines, their output) of one file's bytes (or its mapping)."""
     if (len(data) < SMALL and match.absent(data)) or not match.prefilter(data):
         return 0, b""
     prefix = path.encode("utf-8") + b":"
-    count = numbered = 0
-    line = 1
     out: list[bytes] = []
-    newlines = data.count if isinstance(data, bytes) else _counter(data)
     steps = recorded[1] if recorded is not None and recorded[0] == len(data) else None
     if steps is not None and len(steps) != len(data) // MARK_STEP + 1:
         steps = None  # not this file's marks
+    count = _lines(match, data, prefix, out, 1, steps)
+    piece = b"".join(out)
+    if piece and not piece.isascii():
+        try:
+            piece.decode("utf-8")
+        except UnicodeDecodeError:
+            piece = _replaced(prefix, out)
+    return count, piece
+
+
+def _lines(match: Any, data: Any, prefix: bytes, out: list[bytes], first_line: int,
+           steps: list[int] | None) -> int:
+    """How many lines of ``data`` (its first line numbered ``first_line``) match, each appended
+    to ``out`` as ``prefix`` LINE:TEXT. A hit is numbered by counting newlines from the previous
+    hit, or from the mark before it when that is nearer (grep._scan does the same, two marks
+    past, with the marks a server keeps). A mapping whose first DENSE_AFTER hits lie less than
+    DENSE_GAP bytes apart on average is copied from the next line on and searched as bytes:
+    counting newlines in a mapping takes a copy and a Python call a hit (``_counter``)."""
+    count = numbered = first = 0
+    line = first_line
+    mapped = not isinstance(data, bytes)
+    newlines = _counter(data) if mapped else data.count
     for start, stop in match.spans(data, 0, None):
         count += 1
         if steps is not None and (start // MARK_STEP) * MARK_STEP > numbered:  # the mark is nearer
@@ -146,13 +164,11 @@ def _file(match: Any, path: str, data: Any, recorded: tuple[int, list[int]] | No
             line += newlines(b"\n", numbered, start)
         numbered = start
         out.append(b"%b%d:%b\n" % (prefix, line, data[start:stop]))
-    piece = b"".join(out)
-    if piece and not piece.isascii():
-        try:
-            piece.decode("utf-8")
-        except UnicodeDecodeError:
-            piece = _replaced(prefix, data, out)
-    return count, piece
+        if count == 1:
+            first = start
+        elif mapped and count == DENSE_AFTER and start - first < DENSE_AFTER * DENSE_GAP:
+            return count + _lines(match, data[stop + 1:], prefix, out, line + 1, None)
+    return count
 
 
 def _counter(mapped: Any) -> Any:
@@ -167,7 +183,7 @@ def _counter(mapped: Any) -> Any:
     return count
 
 
-def _replaced(prefix: bytes, data: bytes, out: list[bytes]) -> bytes:
+def _replaced(prefix: bytes, out: list[bytes]) -> bytes:
     """The lines of ``out`` with their text decoded with "replace" and encoded again, as the
     page path prints text that is not valid UTF-8."""
     fixed = []
