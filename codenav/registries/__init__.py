@@ -53,7 +53,14 @@ def canonical(prefix: str) -> str | None:
     return ALIASES.get(prefix)
 
 
+_LOADED: dict[str, Registry] = {}  # one wrapper a module: the contract checked once (it reads the module afresh)
+
+
 def load(prefix: str) -> Registry:
     """Registry ``prefix`` (canonical or alias) through its contract; KeyError for an unknown one."""
     name = TABLE[canonical(prefix) or prefix]
-    return Registry(getattr(__import__(__name__, fromlist=[name]), name))
+    module = getattr(__import__(__name__, fromlist=[name]), name)
+    loaded = _LOADED.get(name)
+    if loaded is None or loaded.module is not module:
+        loaded = _LOADED[name] = Registry(module)
+    return loaded

@@ -26,7 +26,7 @@ def run_until(events: Iterator[Any], on_event: Callable[[list], None], deadline:
     (``re`` checks for signals while it matches, so a stuck pattern stops too). True when the
     deadline stopped it, False when it finished; None, without running it, outside the main
     thread, where Python delivers no signal (the caller runs it in a child then)."""
-    import signal
+    import _signal as signal  # loaded at start-up; `signal` would cost a CLI regex its enums (1 ms)
     import time
 
     state = {"armed": False, "rang": False}
