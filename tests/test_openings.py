@@ -5,6 +5,7 @@ no longer tells the truth (an alias written since, an entry removed, a resolutio
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 
@@ -145,3 +146,31 @@ def test_prune_removes_records_no_longer_valid_and_clear_removes_every_record(re
     assert len(_records()) == 1
     maintenance.clear()
     assert _records() == []
+
+
+@pytest.mark.parametrize("damage", ["cut", "rows", "row", "not-json"])
+def test_a_damaged_record_is_set_aside_and_the_search_answers_as_before(registry, damage):
+    """A record cut short, or with rows of another shape, is not used (nor does it fail the call):
+    the targets are opened one by one and the answer is the same."""
+    first = grep_repo.run(SEARCH)
+    _settle()
+    grep_repo.run(SEARCH)
+    (path,) = _records()
+    text = open(path, encoding="utf-8").read()
+    data = json.loads(text)
+    stamp = os.stat(_cache("aliases")).st_mtime_ns
+    if damage == "cut":
+        text = text[:len(text) // 2]
+    elif damage == "rows":
+        data["entries"] = data["entries"][:1]
+        text = json.dumps(data)
+    elif damage == "row":
+        data["entries"][1] = [data["entries"][1][0], None, "files", [], []]
+        text = json.dumps(data)
+    else:
+        text = "\0garbage"
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    assert os.stat(_cache("aliases")).st_mtime_ns == stamp  # the record alone is damaged
+    assert openings.recall([aliases.alias_of(t)[0] for t in _targets()]) is None
+    assert grep_repo.run(SEARCH) == first

@@ -77,10 +77,14 @@ def _read(path: str) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     if (not isinstance(data, dict) or data.get("format") != FORMAT or data.get("codenav") != __version__
-            or data.get("stamp") != _stamp() or not isinstance(data.get("aliases"), list)):
+            or data.get("stamp") != _stamp() or not isinstance(data.get("aliases"), list)
+            or not isinstance(data.get("entries"), list) or len(data["entries"]) != len(data["aliases"])):
         return None
-    for key, *_ in data["entries"]:
-        if not os.path.exists(os.path.join(store.entry_dir(key), "manifest.json")):
+    for row in data["entries"]:
+        if not (isinstance(row, list) and len(row) == 5 and isinstance(row[0], str)
+                and all(isinstance(part, list) for part in row[2:])):
+            return None  # not a record this codenav wrote
+        if not os.path.exists(os.path.join(store.entry_dir(row[0]), "manifest.json")):
             return None  # removed by hand: opened (and indexed again) the ordinary way
     return data
 
