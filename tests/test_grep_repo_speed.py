@@ -546,7 +546,7 @@ def test_plain_output_from_the_pack_of_small_files_equals_the_page_path(tmp_path
     entry = _Packed(tmp_path, listing)
     pack.write(entry, str(tmp_path / pack.NAME))
     packed = pack.load(entry, listing)
-    assert packed is not None and len(packed[1]) == sum(1 for _, size in listing if size < grep.SMALL)
+    assert packed is not None and len(packed.starts) == packed.count == sum(1 for _, size in listing if size < grep.SMALL)
     options = {"regex": False, "case_sensitive": False, "whole_words": False, **case}
     for scope in (listing, [f for f in listing if f[0].startswith(("edge/", "small/"))], listing[::3]):
         page = grep.search(str(tree), scope, options, start=None, max_matches=None, cap=None, context=0,
@@ -633,3 +633,36 @@ def test_a_mapping_dense_with_hits_is_searched_as_bytes_from_its_65th_hit_with_t
             assert calls[1:] == [(bytes, plain.DENSE_AFTER + 1)] and calls[0][0] is not bytes
         else:
             assert len(calls) == 1
+
+
+def test_a_pack_without_the_literal_of_a_search_over_only_packed_files_answers_without_a_scan(tmp_path, monkeypatch):
+    """When every file in scope is packed and the pack lacks the case-sensitive literal every
+    match holds, plain.search counts them all scanned without opening one; with a file out of
+    the pack in scope, only some of the packed files, or the literal present, it scans as
+    before. The answers are the page path's."""
+    from codenav.search import pack, plain
+
+    tree = tmp_path / "tree"
+    files = {"a.js": b"alpha\nneedle\n", "b/c.js": b"beta\n", "big.js": b"x\n" * (grep.SMALL // 2 + 1)}
+    for name, data in files.items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_bytes(data)
+    listing = [[name, len(data)] for name, data in sorted(files.items())]
+    entry = _Packed(tmp_path, listing)
+    pack.write(entry, str(tmp_path / pack.NAME))
+    packed = pack.load(entry, listing)
+    scans: list[int] = []
+    original = plain._scan
+    monkeypatch.setattr(plain, "_scan", lambda *a: scans.append(len(a[1])) or original(*a))
+    small = [f for f in listing if f[0] != "big.js"]
+    for scope, pattern, scanned in ((small, "absent", []), (small, "needle", [2]), (listing, "absent", [3]),
+                                    (small[1:], "absent", [1])):
+        scans.clear()
+        options = {"pattern": pattern, "regex": False, "case_sensitive": True, "whole_words": False}
+        page = grep.search(str(tree), scope, options, start=None, max_matches=None, cap=None, context=0,
+                           window=None, deadline=time.monotonic() + 60, encode=lambda *a: "")
+        expected = "".join(f"{f['path']}:{ln['line']}:{ln['text']}\n" for f in page["files"] for b in f["blocks"]
+                           for ln in b["lines"]).encode("utf-8")
+        counts = {**{k: page[k] for k in ("totalMatches", "filesMatched", "filesScanned", "hasMore")}, "files": []}
+        assert plain.search(str(tree), scope, options, time.monotonic() + 60, pack=packed) == (counts, expected)
+        assert scans == scanned, (scope, pattern)

@@ -49,9 +49,35 @@ def write(entry: Any, out_path: str) -> None:
         os.close(tree)
 
 
-def load(entry: Any, files: list[list]) -> tuple[Any, dict[str, int]] | None:
-    """(the pack, mapped; path -> where each small text file of ``entry`` starts in it), for
-    ``files``, its whole text list; None when it has no pack or the pack does not match."""
+class Pack:
+    """An entry's pack, mapped (``data``), for its whole text list: ``starts`` (path -> where
+    each small text file starts in it) is made on first use, so a search that finds its
+    literal nowhere in the pack (``holds_all``) never makes it."""
+
+    __slots__ = ("data", "count", "_files", "_starts")
+
+    def __init__(self, data: Any, files: list[list], count: int) -> None:
+        self.data, self.count, self._files = data, count, files
+        self._starts: dict[str, int] | None = None
+
+    @property
+    def starts(self) -> dict[str, int]:
+        if self._starts is None:
+            from itertools import accumulate
+
+            small = [f for f in self._files if f[1] < SMALL]
+            at = accumulate([f[1] for f in small], initial=self.data.find(b"\n") + 1)  # one more than there are files
+            self._starts = dict(zip([f[0] for f in small], at, strict=False))
+        return self._starts
+
+    def holds_all(self, files: list[list]) -> bool:
+        """Whether every one of ``files`` (some of the text list, each once) is in the pack."""
+        return len(files) == self.count and all(size < SMALL for _, size in files)
+
+
+def load(entry: Any, files: list[list]) -> Pack | None:
+    """The pack of ``entry``, mapped, for ``files``, its whole text list; None when it has no
+    pack or the pack does not match."""
     import mmap
 
     head = _header(files)
@@ -70,8 +96,4 @@ def load(entry: Any, files: list[list]) -> tuple[Any, dict[str, int]] | None:
         os.close(fd)
     if data[:len(head)] != head:
         return None
-    from itertools import accumulate
-
-    small = [f for f in files if f[1] < SMALL]
-    starts = accumulate([f[1] for f in small], initial=len(head))  # one more than there are files
-    return data, dict(zip([f[0] for f in small], starts, strict=False))
+    return Pack(data, files, int(head.split(b" ")[3].removeprefix(b"files=")))

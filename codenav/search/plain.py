@@ -33,13 +33,15 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    from .pack import Pack
+
 
 def search(tree: str, files: list[list], options: dict[str, Any], deadline: float,
            marks: dict[str, tuple[int, list[int]]] | None = None,
-           pack: tuple[bytes, dict[str, int]] | None = None) -> tuple[dict[str, Any], bytes]:
+           pack: Pack | None = None) -> tuple[dict[str, Any], bytes]:
     """(counts as grep.search gives them, the plain output) for ``files`` ([path, size] under
     ``tree``); ``marks``: the line marks of big files (search/marks.py), path -> (size, marks);
-    ``pack``: the small files' bytes and where each starts (search/pack.py), read from there."""
+    ``pack``: the entry's small files end to end (search/pack.py), read from there."""
     counts: dict[int, int] = {}
     pieces: list[bytes] = []
 
@@ -48,7 +50,11 @@ def search(tree: str, files: list[list], options: dict[str, Any], deadline: floa
         if event[2]:
             pieces.append(event[2])
 
-    events = _scan(tree, files, options, marks or {}, pack)
+    match = _matcher(options)
+    if pack is not None and match.required and pack.holds_all(files) and pack.data.find(match.required) < 0:
+        events: Any = iter(())  # no file holds what every match holds: all scanned, none opened
+    else:
+        events = _scan(tree, files, match, marks or {}, pack)
     if options.get("regex"):
         timed_out = run_until(events, on_file, deadline)
         if timed_out is None:  # pragma: no cover - the CLI runs in the main thread
@@ -71,16 +77,27 @@ def search(tree: str, files: list[list], options: dict[str, Any], deadline: floa
     return result, b"".join(pieces)
 
 
-def _scan(tree: str, files: list[list], options: dict[str, Any], marks: dict[str, tuple[int, list[int]]],
-          pack: tuple[bytes, dict[str, int]] | None) -> Iterator[tuple[int, int, bytes]]:
+_last: list[Any] = [None, None]  # the options of the last search and their matcher
+
+
+def _matcher(options: dict[str, Any]) -> Any:
+    """The matcher of ``options``, made once for a search over many targets (a case-insensitive
+    literal's costs 15 µs: 2 ms over 157 targets)."""
+    key = tuple(options.get(k) for k in ("pattern", "regex", "case_sensitive", "whole_words"))
+    if _last[0] != key:
+        _last[:] = [key, matcher(options)]
+    return _last[1]
+
+
+def _scan(tree: str, files: list[list], match: Any, marks: dict[str, tuple[int, list[int]]],
+          pack: Pack | None) -> Iterator[tuple[int, int, bytes]]:
     """(file index, matching lines, their output) for each file, in order; none for a packed
     file the pack's one pass found without the bytes every match holds (``required``). Big files
     are mapped, not read, when the matcher can search a mapping (``mappable``); small ones come
     from the pack when there is one."""
-    match = matcher(options)
     map_from = MAP_MIN if match.mappable else None
     absent = match.absent
-    packed, starts = pack if pack is not None else (b"", {})
+    packed, starts = (pack.data, pack.starts) if pack is not None else (b"", {})
     holding = _holding(packed, starts, match.required) if starts and match.required else None
     tree_fd = _open_tree(tree)
     try:
