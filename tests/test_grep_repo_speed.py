@@ -9,6 +9,8 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -276,14 +278,7 @@ def test_the_plain_output_of_text_that_is_not_utf8_is_what_the_page_path_prints(
     for options in ({"pattern": "needle"}, {"pattern": "NEEDLE"}, {"pattern": r"ne+dle$", "regex": True},
                     {"pattern": "caf", "case_sensitive": True}):
         options = {"regex": False, "case_sensitive": False, "whole_words": False, **options}
-        counts, output = plain.search(str(tree), listing, options, time.monotonic() + 60)
-        page = grep.search(str(tree), listing, options, start=None, max_matches=None, cap=None, context=0,
-                           window=None, deadline=time.monotonic() + 60, encode=lambda *a: "")
-        expected = "".join(f"{f['path']}:{ln['line']}:{ln['text']}\n" for f in page["files"] for b in f["blocks"]
-                           for ln in b["lines"]).encode("utf-8")
-        assert output == expected
-        assert counts == {**{k: page[k] for k in ("totalMatches", "filesMatched", "filesScanned", "hasMore")},
-                          "files": []}
+        assert plain.search(str(tree), listing, options, time.monotonic() + 60) == page_output(tree, listing, options)
 
 
 def test_the_plain_cli_stops_a_stuck_regex_and_prints_what_it_found():
@@ -460,11 +455,7 @@ def test_plain_output_of_mapped_big_files_equals_the_page_path(tmp_path, case):
     listing = [[name, len(data)] for name, data in sorted(files.items())]
     options = {"regex": False, "case_sensitive": False, "whole_words": False, **case}
     marks = {name: (len(data), grep.line_marks(data)) for name, data in files.items() if len(data) >= plain.MAP_MIN}
-    page = grep.search(str(tree), listing, options, start=None, max_matches=None, cap=None, context=0,
-                       window=None, deadline=time.monotonic() + 60, encode=lambda *a: "")
-    expected = "".join(f"{f['path']}:{ln['line']}:{ln['text']}\n" for f in page["files"] for b in f["blocks"]
-                       for ln in b["lines"]).encode("utf-8")
-    counts = {**{k: page[k] for k in ("totalMatches", "filesMatched", "filesScanned", "hasMore")}, "files": []}
+    counts, expected = page_output(tree, listing, options)
     for known in (marks, None):
         assert plain.search(str(tree), listing, options, time.monotonic() + 60, marks=known) == (counts, expected)
 
@@ -529,31 +520,42 @@ class _Packed:
         return self.listing, [], []
 
 
-@pytest.mark.parametrize("case", BIG_CASES, ids=[repr(c) for c in BIG_CASES])
-def test_plain_output_from_the_pack_of_small_files_equals_the_page_path(tmp_path, case):
-    """Small files read from the entry's pack (one pass over it for a case-sensitive literal,
-    slices of it otherwise) give the bytes, line numbers and counts of the page path reading
-    each file, over the whole tree or a part of it; a needle running across two packed files
-    matches in neither."""
-    from codenav.search import pack, plain
+def packed_tree(tmp_path, files: dict[str, bytes]) -> tuple[Path, list[list], Any]:
+    """(the tree of ``files`` under tmp_path, its text list, its pack as the CLI loads it)."""
+    from codenav.search import pack
 
     tree = tmp_path / "tree"
-    files = {**big_files(), **small_files()}
     for name, data in files.items():
         (tree / name).parent.mkdir(parents=True, exist_ok=True)
         (tree / name).write_bytes(data)
     listing = [[name, len(data)] for name, data in sorted(files.items())]
     entry = _Packed(tmp_path, listing)
     pack.write(entry, str(tmp_path / pack.NAME))
-    packed = pack.load(entry, listing)
+    return tree, listing, pack.load(entry, listing)
+
+
+def page_output(tree, scope: list[list], options: dict) -> tuple[dict, bytes]:
+    """(the counts, the plain output) the page path gives for ``scope``: what plain.search must give."""
+    page = grep.search(str(tree), scope, options, start=None, max_matches=None, cap=None, context=0,
+                       window=None, deadline=time.monotonic() + 60, encode=lambda *a: "")
+    expected = "".join(f"{f['path']}:{ln['line']}:{ln['text']}\n" for f in page["files"] for b in f["blocks"]
+                       for ln in b["lines"]).encode("utf-8")
+    return {**{k: page[k] for k in ("totalMatches", "filesMatched", "filesScanned", "hasMore")}, "files": []}, expected
+
+
+@pytest.mark.parametrize("case", BIG_CASES, ids=[repr(c) for c in BIG_CASES])
+def test_plain_output_from_the_pack_of_small_files_equals_the_page_path(tmp_path, case):
+    """Small files read from the entry's pack (one pass over it for a case-sensitive literal,
+    slices of it otherwise) give the bytes, line numbers and counts of the page path reading
+    each file, over the whole tree or a part of it; a needle running across two packed files
+    matches in neither."""
+    from codenav.search import plain
+
+    tree, listing, packed = packed_tree(tmp_path, {**big_files(), **small_files()})
     assert packed is not None and len(packed.starts) == packed.count == sum(1 for _, size in listing if size < grep.SMALL)
     options = {"regex": False, "case_sensitive": False, "whole_words": False, **case}
     for scope in (listing, [f for f in listing if f[0].startswith(("edge/", "small/"))], listing[::3]):
-        page = grep.search(str(tree), scope, options, start=None, max_matches=None, cap=None, context=0,
-                           window=None, deadline=time.monotonic() + 60, encode=lambda *a: "")
-        expected = "".join(f"{f['path']}:{ln['line']}:{ln['text']}\n" for f in page["files"] for b in f["blocks"]
-                           for ln in b["lines"]).encode("utf-8")
-        counts = {**{k: page[k] for k in ("totalMatches", "filesMatched", "filesScanned", "hasMore")}, "files": []}
+        counts, expected = page_output(tree, scope, options)
         assert plain.search(str(tree), scope, options, time.monotonic() + 60, pack=packed) == (counts, expected)
         if case == {"pattern": "createProgram", "case_sensitive": True} and scope is listing:
             assert b"edge/a.js" not in expected and b"edge/b.js" not in expected and b"edge/c.js:1:" in expected
@@ -640,17 +642,10 @@ def test_a_pack_without_the_literal_of_a_search_over_only_packed_files_answers_w
     match holds, plain.search counts them all scanned without opening one; with a file out of
     the pack in scope, only some of the packed files, or the literal present, it scans as
     before. The answers are the page path's."""
-    from codenav.search import pack, plain
+    from codenav.search import plain
 
-    tree = tmp_path / "tree"
-    files = {"a.js": b"alpha\nneedle\n", "b/c.js": b"beta\n", "big.js": b"x\n" * (grep.SMALL // 2 + 1)}
-    for name, data in files.items():
-        (tree / name).parent.mkdir(parents=True, exist_ok=True)
-        (tree / name).write_bytes(data)
-    listing = [[name, len(data)] for name, data in sorted(files.items())]
-    entry = _Packed(tmp_path, listing)
-    pack.write(entry, str(tmp_path / pack.NAME))
-    packed = pack.load(entry, listing)
+    tree, listing, packed = packed_tree(tmp_path, {"a.js": b"alpha\nneedle\n", "b/c.js": b"beta\n",
+                                                   "big.js": b"x\n" * (grep.SMALL // 2 + 1)})
     scans: list[int] = []
     original = plain._scan
     monkeypatch.setattr(plain, "_scan", lambda *a: scans.append(len(a[1])) or original(*a))
@@ -659,10 +654,6 @@ def test_a_pack_without_the_literal_of_a_search_over_only_packed_files_answers_w
                                     (small[1:], "absent", [1])):
         scans.clear()
         options = {"pattern": pattern, "regex": False, "case_sensitive": True, "whole_words": False}
-        page = grep.search(str(tree), scope, options, start=None, max_matches=None, cap=None, context=0,
-                           window=None, deadline=time.monotonic() + 60, encode=lambda *a: "")
-        expected = "".join(f"{f['path']}:{ln['line']}:{ln['text']}\n" for f in page["files"] for b in f["blocks"]
-                           for ln in b["lines"]).encode("utf-8")
-        counts = {**{k: page[k] for k in ("totalMatches", "filesMatched", "filesScanned", "hasMore")}, "files": []}
+        counts, expected = page_output(tree, scope, options)
         assert plain.search(str(tree), scope, options, time.monotonic() + 60, pack=packed) == (counts, expected)
         assert scans == scanned, (scope, pattern)
