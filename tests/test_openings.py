@@ -174,3 +174,21 @@ def test_a_damaged_record_is_set_aside_and_the_search_answers_as_before(registry
     assert os.stat(_cache("aliases")).st_mtime_ns == stamp  # the record alone is damaged
     assert openings.recall([aliases.alias_of(t)[0] for t in _targets()]) is None
     assert grep_repo.run(SEARCH) == first
+
+
+def test_no_record_is_written_when_an_alias_changes_while_the_targets_are_opened(registry, monkeypatch):
+    """aliases/ changing between the first alias read and the record's writing (another process
+    indexing) leaves no record: it might hold an alias as it was before the change."""
+    first = grep_repo.run(SEARCH)
+    _settle()
+    original = aliases.read_alias
+
+    def changing(alias, *rest, **named):
+        found = original(alias, *rest, **named)
+        aged = os.stat(_cache("aliases")).st_mtime_ns - int(10 * 1e9)  # a change, dated long enough ago
+        os.utime(_cache("aliases"), ns=(aged, aged))
+        return found
+
+    monkeypatch.setattr(aliases, "read_alias", changing)
+    assert grep_repo.run(SEARCH) == first
+    assert _records() == []

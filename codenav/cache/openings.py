@@ -12,9 +12,9 @@ exist: every alias is published by a rename into that one folder and removed fro
 moves the folder itself away), which changes the folder's modification time; an entry, once
 published, never changes (a damaged one is replaced by the same tree). A record is used only
 when the folder's inode and time equal those it was written with and every entry's manifest
-is still there (one stat each), and it is written only when the folder is older than
-``SETTLED`` seconds (a change within the file system's timestamp tick of the write would
-otherwise go unseen: git's racy index). Only aliases kept forever (an exact version) are
+is still there (one stat each), and it is written only when the folder is as it was before
+the call read its first alias and older than ``SETTLED`` seconds (a change within the file
+system's timestamp tick of the write would otherwise go unseen: git's racy index). Only aliases kept forever (an exact version) are
 recorded: one that expires must be resolved again when it does. An entry's late sidecars (its
 pack, its marks) and whether it is ranged are asked of the entry as before.
 """
@@ -40,7 +40,7 @@ def _path(aliases: list[str]) -> str:
     return os.path.join(root(), "openings", f"{short_hash(chr(10).join(aliases))}.json")
 
 
-def _stamp() -> list[int] | None:
+def stamp() -> list[int] | None:
     """aliases/'s inode and modification time (ns); None when it is missing."""
     try:
         found = os.stat(os.path.join(root(), "aliases"))
@@ -77,7 +77,7 @@ def _read(path: str) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     if (not isinstance(data, dict) or data.get("format") != FORMAT or data.get("codenav") != __version__
-            or data.get("stamp") != _stamp() or not isinstance(data.get("aliases"), list)
+            or data.get("stamp") != stamp() or not isinstance(data.get("aliases"), list)
             or not isinstance(data.get("entries"), list) or len(data["entries"]) != len(data["aliases"])):
         return None
     for row in data["entries"]:
@@ -89,18 +89,19 @@ def _read(path: str) -> dict[str, Any] | None:
     return data
 
 
-def keep(aliases: list[str], entries: list[Any]) -> None:
-    """Record that ``aliases`` (each kept forever) named ``entries`` (store.Entry), unless
-    aliases/ changed too recently to tell a later change from this state."""
+def keep(aliases: list[str], entries: list[Any], before: list[int] | None) -> None:
+    """Record that ``aliases`` (each kept forever) named ``entries`` (store.Entry), read from
+    aliases/ as ``stamp()`` found it (``before``), unless it has changed since or changed too
+    recently to tell a later change from this state."""
     import json
 
     from ..paths import atomic_write, cache_subdir
 
-    stamp = _stamp()
-    if stamp is None or time.time_ns() - stamp[1] < SETTLED * 1e9:
+    now = stamp()
+    if now is None or now != before or time.time_ns() - now[1] < SETTLED * 1e9:
         return
     rows = [[e.key, e.named, *e.searchable()] for e in entries]
-    data = {"format": FORMAT, "codenav": __version__, "aliases": aliases, "stamp": stamp, "entries": rows}
+    data = {"format": FORMAT, "codenav": __version__, "aliases": aliases, "stamp": now, "entries": rows}
     try:
         cache_subdir("openings")
         atomic_write(_path(aliases), json.dumps(data, separators=(",", ":")))

@@ -186,6 +186,7 @@ def _open_warm(items: list[dict[str, Any]]) -> list[Any]:
     from ..cache import aliases, openings
     from . import _target
 
+    before = openings.stamp()  # aliases/ as it was before any alias was read
     requests: list[Any] = []
     names: list[tuple[str, float | None] | None] = []  # (alias, how long it is kept) of each package
     for item in items:
@@ -210,7 +211,7 @@ def _open_warm(items: list[dict[str, Any]]) -> list[Any]:
         opened.entry = recalled[index] if recalled is not None else aliases.read_alias(names[index][0])
         outcomes.append(opened if opened.entry is not None else None)
     if recordable and recalled is None and all(o is not None and not isinstance(o, CodenavError) for o in outcomes):
-        openings.keep(forever, [o.entry for o in outcomes])
+        openings.keep(forever, [o.entry for o in outcomes], before)
     return outcomes
 
 
