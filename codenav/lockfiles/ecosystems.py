@@ -35,13 +35,14 @@ from __future__ import annotations
 class Ecosystem:
     """One row of the table (see the module docstring for the fields)."""
 
-    __slots__ = ("registry", "files", "patterns", "detected", "manifests", "fold", "replaced", "hooks")
+    __slots__ = ("registry", "files", "patterns", "detected", "manifests", "fold", "replaced", "hooks", "suffixes")
 
     def __init__(self, registry: str, files: tuple, *, patterns: tuple = (), detected: tuple = (),
                  manifests: tuple = (), fold: str = "exact", replaced: str = "an alias of",
                  hooks: str | None = None) -> None:
         self.registry, self.files, self.patterns, self.detected = registry, files, patterns, detected
         self.manifests, self.fold, self.replaced, self.hooks = manifests, fold, replaced, hooks
+        self.suffixes = tuple(suffix for _, suffix, *_ in patterns)  # what a pattern's match ends with
 
     def names(self) -> list[str]:
         """Every fixed file name a directory is searched for (the detected ones included)."""
@@ -49,6 +50,8 @@ class Ecosystem:
 
     def matches(self, entry: str) -> tuple[str, str] | None:
         """``(module, kind)`` when a directory entry matches one of the row's patterns."""
+        if not entry.endswith(self.suffixes):
+            return None  # most entries of a directory walked: one test in C
         for prefix, suffix, dotted, module, kind, _ in self.patterns:
             middle = entry[len(prefix):len(entry) - len(suffix)]
             if entry.startswith(prefix) and entry.endswith(suffix) and middle and \
