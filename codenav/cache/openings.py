@@ -56,8 +56,9 @@ def recall(aliases: list[str]) -> list[store.Entry] | None:
     if data is None or data["aliases"] != aliases:
         return None
     entries = []
+    base = os.path.join(root(), "entries")
     for key, named, files, binary, large in data["entries"]:
-        entry = store.Entry(key, store.entry_dir(key))
+        entry = store.Entry(key, f"{base}/{key}")
         entry.named = named
         entry.preset_searchable((files, binary, large))
         entries.append(entry)
@@ -80,11 +81,12 @@ def _read(path: str) -> dict[str, Any] | None:
             or data.get("stamp") != stamp() or not isinstance(data.get("aliases"), list)
             or not isinstance(data.get("entries"), list) or len(data["entries"]) != len(data["aliases"])):
         return None
+    base = os.path.join(root(), "entries")
     for row in data["entries"]:
         if not (isinstance(row, list) and len(row) == 5 and isinstance(row[0], str)
                 and all(isinstance(part, list) for part in row[2:])):
             return None  # not a record this codenav wrote
-        if not os.path.exists(os.path.join(store.entry_dir(row[0]), "manifest.json")):
+        if not os.path.exists(f"{base}/{row[0]}/manifest.json"):  # store.entry_dir's, joined once
             return None  # removed by hand: opened (and indexed again) the ordinary way
     return data
 
