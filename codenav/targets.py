@@ -260,6 +260,19 @@ def project_start(args: dict[str, Any]) -> str | None:
     return os.path.abspath(given) if given else None
 
 
+def project_dir(args: dict[str, Any]) -> str:
+    """The project directory whose lockfiles list_deps and ``deps`` read: ``project_dir``, else
+    CODENAV_PROJECT_DIR, else the working directory; never turned off (unlike project_start)."""
+    import os
+
+    given = args.get("project_dir")
+    if given is None:
+        given = os.environ.get(PROJECT_VARIABLE) or os.getcwd()  # "" turns version lookups off, not this
+    if not isinstance(given, str) or not given or len(given) > MAX_PATH or "\0" in given:
+        raise invalid(f"project_dir must be a directory path of 1 to {MAX_PATH} characters", "project_dir")
+    return os.path.abspath(given)
+
+
 def version_source(target: PackageTarget, args: dict[str, Any]) -> tuple[PackageTarget, dict[str, Any], list[str], list[str]]:
     """(the target to open, its ``versionSource``, other locked versions, warnings).
 
@@ -320,6 +333,19 @@ def validate_path(path: Any, field: str = "path") -> str:
             raise invalid(f"{field} must not contain empty, '.' or '..' segments: {path!r}", field)
     return path
 
+
+
+def path_prefix(raw: Any) -> str | None:
+    """A tool's ``path_prefix``: None, or a relative directory prefix without its trailing '/'."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str) or raw.startswith("/"):
+        raise invalid("path_prefix must be a relative directory prefix such as 'lib' or 'src/utils'", "path_prefix")
+    prefix = raw.rstrip("/")
+    # Past its trailing '/', a prefix follows the rules of a path (SPEC §2.2): one holding a
+    # backslash, a NUL, '//', '.' or '..' could never match a listed path, so it is a mistake
+    # to name rather than an empty listing.
+    return validate_path(prefix, "path_prefix") if prefix else None
 
 # --- CLI adapter shared by the target tools (their options: grammar.TARGET) ------------------
 

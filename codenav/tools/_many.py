@@ -79,9 +79,9 @@ def _locked(deps: Any, args: dict[str, Any]) -> list[dict[str, Any]]:
         raise invalid("deps must be 'direct' (the project's direct dependencies) or 'all' (every locked package)",
                       "deps")
     from ..lockfiles.project import locked_dependencies
-    from .list_deps import _start
+    from ..targets import project_dir
 
-    start = _start(args)
+    start = project_dir(args)
     locks = locked_dependencies(start)
     chosen = [d for d in locks.dependencies if deps == "all" or d.direct]
     if not chosen:

@@ -53,9 +53,9 @@ def _check(args: dict[str, Any]) -> dict[str, Any]:
         from ..search.grep import compile_regex
 
         compile_regex(pattern, options["case_sensitive"], options["whole_words"])
-    from .list_files import _prefix
+    from ..targets import path_prefix
 
-    options["path_prefix"] = _prefix(args.get("path_prefix"))
+    options["path_prefix"] = path_prefix(args.get("path_prefix"))
     globs = args.get("glob")
     if globs is not None:
         from ..search.globs import check
@@ -158,13 +158,16 @@ def _plain_search(entry: Any, listed: list[list], files: list[list], options: di
     """The plain CLI's search of ``files`` (of ``listed``, the entry's text files), with the line
     marks of its big files (search/marks.py) when one is in scope and the pack of its small ones
     (search/pack.py) when the entry has one; a ranged entry has neither."""
-    from ..search import marks, pack
+    from ..search import pack
     from ..search import plain as plain_grep
     from ..search.grep import MARK_STEP
 
-    big = not entry.ranged and any(size >= 2 * MARK_STEP for _, size in files)
-    return plain_grep.search(entry.path + "/tree", files, options, deadline,
-                             marks=marks.load(entry) if big else None,
+    marks = None
+    if not entry.ranged and any(size >= 2 * MARK_STEP for _, size in files):
+        from ..search import marks as line_marks  # only for a big file in scope
+
+        marks = line_marks.load(entry)
+    return plain_grep.search(entry.path + "/tree", files, options, deadline, marks=marks,
                              pack=None if entry.ranged else pack.load(entry, listed))
 
 

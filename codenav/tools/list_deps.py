@@ -31,18 +31,6 @@ ERROR_EXIT = 1
 _ROOM = 600  # bytes kept for the hint and cursor when a page is fitted to the budget
 
 
-def _start(args: dict[str, Any]) -> str:
-    import os
-
-    from ..targets import MAX_PATH, PROJECT_VARIABLE
-    given = args.get("project_dir")
-    if given is None:
-        given = os.environ.get(PROJECT_VARIABLE) or os.getcwd()  # "" turns version lookups off, not this
-    if not isinstance(given, str) or not given or len(given) > MAX_PATH or "\0" in given:
-        raise invalid(f"project_dir must be a directory path of 1 to {MAX_PATH} characters", "project_dir")
-    return os.path.abspath(given)
-
-
 def _offset(cursor: Any) -> int:
     if cursor is None:
         return 0
@@ -53,9 +41,11 @@ def _offset(cursor: Any) -> int:
 
 def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
     from ..lockfiles.project import locked_dependencies
+    from ..targets import project_dir
+
     every = bool(args.get("all"))
     offset = _offset(args.get("cursor"))
-    locks = locked_dependencies(_start(args))
+    locks = locked_dependencies(project_dir(args))
     chosen = [d for d in locks.dependencies if every or d.direct]
     rows = [{"registry": d.registry, "name": d.name, "version": d.version, "direct": d.direct, "file": d.file,
              "entry": d.entry} for d in chosen]

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import invalid
-from ..targets import validate_path
+from ..targets import path_prefix
 from . import _target
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
@@ -23,18 +22,6 @@ MAX_ENTRIES = 2000  # SPEC §5 budget for MCP and --json; plain output lists eve
 _GLOB = set("*?[]{}")
 
 
-def _prefix(raw: Any) -> str | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, str) or raw.startswith("/"):
-        raise invalid("path_prefix must be a relative directory prefix such as 'lib' or 'src/utils'", "path_prefix")
-    prefix = raw.rstrip("/")
-    # Past its trailing '/', a prefix follows the rules of a path (SPEC §2.2): one holding a
-    # backslash, a NUL, '//', '.' or '..' could never match a listed path, so it is a mistake
-    # to name rather than an empty listing.
-    return validate_path(prefix, "path_prefix") if prefix else None
-
-
 def _globs(raw: Any) -> Any:
     """The GlobSet of the ``glob`` argument, or None."""
     if raw is None:
@@ -45,7 +32,7 @@ def _globs(raw: Any) -> Any:
 
 
 def run(args: dict[str, Any], cli: Any = None) -> dict[str, Any]:
-    prefix = _prefix(args.get("path_prefix"))
+    prefix = path_prefix(args.get("path_prefix"))
     globs = _globs(args.get("glob"))
     entry = _target.open_entry(args, cli)
     # Plain output is for pipes: never cut (the budget is for MCP, --json and --verbose), and it

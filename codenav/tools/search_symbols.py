@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from ..errors import invalid
-from ..targets import validate_path
+from ..targets import path_prefix
 from . import _many, _target
 
 TYPE_CHECKING = False  # annotations only: a warm call must not import typing
@@ -49,14 +49,7 @@ def _check(args: dict[str, Any]) -> tuple[str, str | None, list[str] | None, str
         raise invalid(f"query is longer than {MAX_QUERY} characters", "query")
     if "\t" in query or "\n" in query or "\r" in query:
         raise invalid("query must be a name on one line, without tabs", "query")
-    raw_prefix = args.get("path_prefix")
-    prefix = None
-    if raw_prefix is not None:
-        if not isinstance(raw_prefix, str) or raw_prefix.startswith("/"):
-            raise invalid("path_prefix must be a relative directory prefix such as 'lib' or 'src/utils'",
-                          "path_prefix")
-        stripped = raw_prefix.rstrip("/")
-        prefix = validate_path(stripped, "path_prefix") if stripped else None
+    prefix = path_prefix(args.get("path_prefix"))
     kinds = args.get("kind")
     if kinds is not None:
         if not isinstance(kinds, list) or not kinds or any(k not in KINDS for k in kinds):
