@@ -334,7 +334,6 @@ def validate_path(path: Any, field: str = "path") -> str:
     return path
 
 
-
 def path_prefix(raw: Any) -> str | None:
     """A tool's ``path_prefix``: None, or a relative directory prefix without its trailing '/'."""
     if raw is None:
@@ -346,6 +345,7 @@ def path_prefix(raw: Any) -> str | None:
     # backslash, a NUL, '//', '.' or '..' could never match a listed path, so it is a mistake
     # to name rather than an empty listing.
     return validate_path(prefix, "path_prefix") if prefix else None
+
 
 # --- CLI adapter shared by the target tools (their options: grammar.TARGET) ------------------
 

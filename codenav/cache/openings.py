@@ -14,9 +14,10 @@ published, never changes (a damaged one is replaced by the same tree). A record 
 when the folder's inode and time equal those it was written with and every entry's manifest
 is still there (one stat each), and it is written only when the folder is as it was before
 the call read its first alias and older than ``SETTLED`` seconds (a change within the file
-system's timestamp tick of the write would otherwise go unseen: git's racy index). Only aliases kept forever (an exact version) are
-recorded: one that expires must be resolved again when it does. An entry's late sidecars (its
-pack, its marks) and whether it is ranged are asked of the entry as before.
+system's timestamp tick of the write would otherwise go unseen: git's racy index). Only
+aliases kept forever (an exact version) are recorded: one that expires must be resolved again
+when it does. An entry's late sidecars (its pack, its marks) and whether it is ranged are
+asked of the entry as before.
 """
 
 from __future__ import annotations

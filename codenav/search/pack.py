@@ -54,10 +54,11 @@ class Pack:
     each small text file starts in it) is made on first use, so a search that finds its
     literal nowhere in the pack (``holds_all``) never makes it."""
 
-    __slots__ = ("data", "count", "_files", "_starts")
+    __slots__ = ("data", "count", "_files", "_first", "_starts")
 
-    def __init__(self, data: Any, files: list[list], count: int) -> None:
-        self.data, self.count, self._files = data, count, files
+    def __init__(self, data: Any, files: list[list], header: bytes) -> None:
+        self.data, self._files, self._first = data, files, len(header)
+        self.count = int(header.split(b" ")[3].removeprefix(b"files="))  # the small files it holds
         self._starts: dict[str, int] | None = None
 
     @property
@@ -66,7 +67,7 @@ class Pack:
             from itertools import accumulate
 
             small = [f for f in self._files if f[1] < SMALL]
-            at = accumulate([f[1] for f in small], initial=self.data.find(b"\n") + 1)  # one more than there are files
+            at = accumulate([f[1] for f in small], initial=self._first)  # one more than there are files
             self._starts = dict(zip([f[0] for f in small], at, strict=False))
         return self._starts
 
@@ -96,4 +97,4 @@ def load(entry: Any, files: list[list]) -> Pack | None:
         os.close(fd)
     if data[:len(head)] != head:
         return None
-    return Pack(data, files, int(head.split(b" ")[3].removeprefix(b"files=")))
+    return Pack(data, files, head)

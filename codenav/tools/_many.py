@@ -157,7 +157,6 @@ def open_all(items: list[dict[str, Any]], progress: bool = False) -> tuple[list[
 
 
 def _open_all(items: list[dict[str, Any]], progress: bool) -> tuple[list[Opened], list[dict[str, Any]]]:
-
     outcomes = _open_warm(items)
     cold = [index for index, outcome in enumerate(outcomes) if outcome is None]
     if cold:
@@ -204,12 +203,13 @@ def _open_warm(items: list[dict[str, Any]]) -> list[Any]:
     recalled = openings.recall(forever) if recordable else None
     outcomes: list[Any] = []
     for index, request in enumerate(requests):
-        if isinstance(request, CodenavError) or request[1] is None:  # an error; a git target (cold path)
-            outcomes.append(request if isinstance(request, CodenavError) else None)
+        if isinstance(request, CodenavError):
+            outcomes.append(request)
             continue
         opened = request[1]
-        opened.entry = recalled[index] if recalled is not None else aliases.read_alias(names[index][0])
-        outcomes.append(opened if opened.entry is not None else None)
+        if opened is not None:  # a package (a git target's ref is resolved by the cold path)
+            opened.entry = recalled[index] if recalled is not None else aliases.read_alias(names[index][0])
+        outcomes.append(opened if opened is not None and opened.entry is not None else None)
     if recordable and recalled is None and all(o is not None and not isinstance(o, CodenavError) for o in outcomes):
         openings.keep(forever, [o.entry for o in outcomes], before)
     return outcomes
